@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+#include "gguf_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <ostream>
+#include <string>
+
+namespace ember::cli {
+
+namespace {
+
+using nlohmann::ordered_json;
+using gguf::Value;
+using gguf::ValueType;
+
+ordered_json number_json(double v) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+    return v;
+}
+
+ordered_json value_json(const Value& v, uint64_t max_array) {
+    switch (v.type()) {
+        case ValueType::BOOL: return v.as_bool();
+        case ValueType::STRING: return std::string(v.as_string());
+        case ValueType::F32: case ValueType::F64: return number_json(v.as_float());
+        case ValueType::U64: {
+            uint64_t u;
+            std::memcpy(&u, v.raw().data(), sizeof u);
+            return u;
+        }
+        case ValueType::ARRAY: {
+            ordered_json items = ordered_json::array();
+            const uint64_t n = max_array ? std::min(v.size(), max_array) : v.size();
+            for (uint64_t i = 0; i < n; ++i) items.push_back(value_json(v.item(i), max_array));
+            if (n < v.size()) items.push_back("... " + std::to_string(v.size()) + " items");
+            return items;
+        }
+        default: return v.as_int();
+    }
+}
+
+struct TypeTotal {
+    uint64_t tensors = 0;
+    uint64_t bytes = 0;
+    uint64_t elements = 0;
+};
+
+std::map<std::string, TypeTotal> totals_by_type(const gguf::File& file) {
+    std::map<std::string, TypeTotal> totals;
+    for (const gguf::TensorInfo& t : file.tensors()) {
+        TypeTotal& total = totals[std::string(gguf::traits(t.type).name)];
+        total.tensors += 1;
+        total.bytes += t.n_bytes;
+        total.elements += static_cast<uint64_t>(t.n_elements());
+    }
+    return totals;
+}
+
+std::string human_bytes(uint64_t n) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = static_cast<double>(n);
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
+    return buf;
+}
+
+// One line of text: control characters escaped, long strings cut.
+std::string printable(std::string_view s, size_t limit = 72) {
+    std::string out;
+    for (char c : s) {
+        if (out.size() >= limit) {
+            out += "…";
+            break;
+        }
+        if (c == '\n') out += "\\n";
+        else if (c == '\t') out += "\\t";
+        else if (c == '\r') out += "\\r";
+        else if (static_cast<unsigned char>(c) < 32) out += '?';
+        else out += c;
+    }
+    return out;
+}
+
+std::string value_text(const Value& v) {
+    if (v.type() == ValueType::STRING) return printable(v.as_string());
+    if (v.type() != ValueType::ARRAY) return value_json(v, 0).dump();
+    std::string out = "[";
+    const uint64_t shown = std::min<uint64_t>(v.size(), 6);
+    for (uint64_t i = 0; i < shown; ++i) {
+        if (i) out += ", ";
+        const Value item = v.item(i);
+        out += item.type() == ValueType::STRING ? "\"" + printable(item.as_string(), 24) + "\"" : value_text(item);
+    }
+    if (shown < v.size()) out += ", … " + std::to_string(v.size()) + " items";
+    return out + "]";
+}
+
+std::string shape_text(const gguf::TensorInfo& t) {
+    std::string out;
+    for (uint32_t d = 0; d < t.n_dims; ++d) out += (d ? " x " : "") + std::to_string(t.shape[d]);
+    return out;
+}
+
+std::string yes_no(bool b) { return b ? "yes" : "no"; }
+
+}  // namespace
+
+ordered_json gguf_to_json(const gguf::File& file, uint64_t max_array) {
+    ordered_json doc;
+    doc["file"] = file.name();
+    doc["size"] = file.size();
+    doc["version"] = file.version();
+    doc["alignment"] = file.alignment();
+    doc["data_offset"] = file.data_offset();
+
+    ordered_json metadata = ordered_json::object();
+    for (const gguf::KeyValue& kv : file.metadata())
+        metadata[std::string(kv.key)] = {{"type", kv.value.type_name()}, {"value", value_json(kv.value, max_array)}};
+    doc["metadata"] = std::move(metadata);
+
+    ordered_json tensors = ordered_json::array();
+    for (const gguf::TensorInfo& t : file.tensors()) {
+        ordered_json shape = ordered_json::array();
+        for (uint32_t d = 0; d < t.n_dims; ++d) shape.push_back(t.shape[d]);
+        tensors.push_back({{"name", std::string(t.name)},
+                           {"type", std::string(gguf::traits(t.type).name)},
+                           {"type_id", static_cast<uint32_t>(t.type)},
+                           {"shape", std::move(shape)},
+                           {"offset", t.offset},
+                           {"file_offset", file.data_offset() + t.offset},
+                           {"bytes", t.n_bytes}});
+    }
+    doc["tensors"] = std::move(tensors);
+
+    ordered_json totals = ordered_json::object();
+    uint64_t all_bytes = 0;
+    uint64_t all_elements = 0;
+    for (const auto& [name, total] : totals_by_type(file)) {
+        totals[name] = {{"tensors", total.tensors}, {"bytes", total.bytes}, {"elements", total.elements}};
+        all_bytes += total.bytes;
+        all_elements += total.elements;
+    }
+    doc["totals_by_type"] = std::move(totals);
+    doc["total_bytes"] = all_bytes;
+    doc["total_elements"] = all_elements;
+
+    const gguf::Capabilities caps = gguf::describe(file);
+    doc["capabilities"] = {
+        {"architecture", caps.architecture},
+        {"mtp_head", caps.has_mtp()},
+        {"mtp_layers", caps.mtp_layers},
+        {"mtp_tensors_present", caps.mtp_tensors_present},
+        {"dflash_draft", caps.has_dflash()},
+        {"dflash_embedded_marker", caps.dflash_marker},
+        {"dflash_tensors", caps.dflash_tensors},
+        {"vision_projector", caps.vision_projector},
+        {"chat_template", caps.has_chat_template},
+    };
+    return doc;
+}
+
+void print_gguf_report(const gguf::File& file, std::ostream& out) {
+    out << file.name() << ": GGUF v" << file.version() << ", " << human_bytes(file.size()) << ", "
+        << file.metadata().size() << " keys, " << file.tensors().size() << " tensors, alignment "
+        << file.alignment() << ", data at offset " << file.data_offset() << "\n";
+
+    size_t key_width = 0;
+    for (const gguf::KeyValue& kv : file.metadata()) key_width = std::max(key_width, kv.key.size());
+    out << "\nmetadata\n";
+    char line[512];
+    for (const gguf::KeyValue& kv : file.metadata()) {
+        std::snprintf(line, sizeof line, "  %-*s  %-14s ", static_cast<int>(key_width),
+                      std::string(kv.key).c_str(), kv.value.type_name().c_str());
+        out << line << value_text(kv.value) << "\n";
+    }
+
+    size_t name_width = 4;
+    for (const gguf::TensorInfo& t : file.tensors()) name_width = std::max(name_width, t.name.size());
+    out << "\ntensors\n";
+    std::snprintf(line, sizeof line, "  %-*s  %-18s %-24s %12s\n", static_cast<int>(name_width), "name", "type",
+                  "shape", "bytes");
+    out << line;
+    for (const gguf::TensorInfo& t : file.tensors()) {
+        std::snprintf(line, sizeof line, "  %-*s  %-18s %-24s %12s\n", static_cast<int>(name_width),
+                      std::string(t.name).c_str(), std::string(gguf::traits(t.type).name).c_str(),
+                      shape_text(t).c_str(), human_bytes(t.n_bytes).c_str());
+        out << line;
+    }
+
+    out << "\ntotals by type\n";
+    uint64_t all_bytes = 0;
+    uint64_t all_elements = 0;
+    uint64_t all_tensors = 0;
+    for (const auto& [name, total] : totals_by_type(file)) {
+        const double bpw = total.elements ? 8.0 * static_cast<double>(total.bytes) / static_cast<double>(total.elements) : 0;
+        std::snprintf(line, sizeof line, "  %-18s %6llu tensors %12s  %6.2f bits/weight\n", name.c_str(),
+                      static_cast<unsigned long long>(total.tensors), human_bytes(total.bytes).c_str(), bpw);
+        out << line;
+        all_bytes += total.bytes;
+        all_elements += total.elements;
+        all_tensors += total.tensors;
+    }
+    const double bpw = all_elements ? 8.0 * static_cast<double>(all_bytes) / static_cast<double>(all_elements) : 0;
+    std::snprintf(line, sizeof line, "  %-18s %6llu tensors %12s  %6.2f bits/weight\n", "all",
+                  static_cast<unsigned long long>(all_tensors), human_bytes(all_bytes).c_str(), bpw);
+    out << line;
+
+    const gguf::Capabilities caps = gguf::describe(file);
+    out << "\ncapabilities\n";
+    out << "  architecture           " << (caps.architecture.empty() ? "(none)" : caps.architecture) << "\n";
+    out << "  MTP head               " << yes_no(caps.has_mtp());
+    if (caps.mtp_layers > 0)
+        out << " (" << caps.architecture << ".nextn_predict_layers = " << caps.mtp_layers
+            << (caps.mtp_tensors_present ? "" : ", nextn tensors missing") << ")";
+    out << "\n  embedded DFlash draft  " << yes_no(caps.has_dflash());
+    if (caps.has_dflash())
+        out << " (" << caps.dflash_tensors << " dflash.* tensors, dflash.embedded "
+            << (caps.dflash_marker ? "true" : "absent or false") << ")";
+    out << "\n  vision projector       " << yes_no(caps.vision_projector) << "\n";
+    out << "  chat template          " << yes_no(caps.has_chat_template) << "\n";
+}
+
+}  // namespace ember::cli
