@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The README's two commands, complete on a fresh Debian 12 machine:
+#   packaging/dev.sh run [ARGS...]   install what is missing, build, start Ember
+#   packaging/dev.sh test            install what is missing, build, run every test, print the summary line
+# Both are idempotent and quick when nothing changed.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build="$root/build"
+venv="$build/venv"
+requirements="$root/packaging/requirements-dev.txt"
+
+# Debian 12 packages the build, the tests and the tools need.
+apt_packages=(
+  build-essential cmake ninja-build pkg-config git
+  clang libclang-rt-14-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libpcre2-dev libstb-dev
+  python3 python3-venv
+)
+
+log() { printf '\033[1m[ember]\033[0m %s\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"
+  elif command -v sudo >/dev/null; then sudo "$@"
+  else log "need root to run: $*"; exit 1
+  fi
+}
+
+install_packages() {
+  local missing=()
+  for p in "${apt_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing Debian packages: ${missing[*]}"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+}
+
+install_venv() {
+  local python=/usr/bin/python3
+  [ -x "$python" ] || python=$(command -v python3)
+  local stamp="$venv/.requirements.sha256"
+  local want
+  want=$(sha256sum "$requirements" | cut -d' ' -f1)
+  if [ ! -x "$venv/bin/python" ]; then
+    log "creating the Python tooling venv in build/venv"
+    mkdir -p "$build"
+    "$python" -m venv "$venv"
+  fi
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    log "installing Python tooling (packaging/requirements-dev.txt)"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$requirements"
+    echo "$want" > "$stamp"
+  fi
+}
+
+build_all() {
+  if [ ! -f "$build/CMakeCache.txt" ]; then
+    cmake --preset default -S "$root"
+  fi
+  cmake --build --preset default
+}
+
+case "${1:-}" in
+  run)
+    shift
+    install_packages
+    install_venv
+    build_all
+    exec "$build/bin/ember-cli" "$@"
+    ;;
+  test)
+    install_packages
+    install_venv
+    build_all
+    cd "$root"
+    log "running the tests"
+    set +e
+    ctest --preset default -j "$(nproc)" 2>&1 | tee "$build/last-test.log"
+    status=${PIPESTATUS[0]}
+    set -e
+    summary=$(grep -E "tests passed|tests failed" "$build/last-test.log" | tail -n 1)
+    log "${summary:-no test summary}"
+    exit "$status"
+    ;;
+  *)
+    echo "usage: packaging/dev.sh run [ARGS...] | test" >&2
+    exit 2
+    ;;
+esac
