@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: MIT
+// The ember-cli commands, one file each (cli_<command>.cpp). Each takes the arguments after its name and
+// returns the exit code: 0 success, 1 failure (a one-line message on stderr), 2 usage error.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ember::cli {
+
+using Args = std::vector<std::string>;
+
+int run_info(const Args& args);
+
+}  // namespace ember::cli

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// ember-cli info FILE: what a model file holds, in a few lines.
+#include <iostream>
+
+#include "cli_commands.h"
+#include "ember/gguf.h"
+
+namespace ember::cli {
+
+int run_info(const Args& args) {
+    if (args.size() != 1) {
+        std::cerr << "usage: ember-cli info FILE\n";
+        return 2;
+    }
+    const gguf::File file = gguf::File::open(args[0]);
+    const gguf::Capabilities caps = gguf::describe(file);
+    uint64_t weight_bytes = 0;
+    for (const auto& t : file.tensors()) weight_bytes += t.n_bytes;
+    std::cout << file.name() << "\n"
+              << "  architecture          " << (caps.architecture.empty() ? "(none)" : caps.architecture) << "\n"
+              << "  name                  " << file.get_string("general.name", "(unnamed)") << "\n"
+              << "  tensors               " << file.tensors().size() << " (" << weight_bytes / (1024 * 1024)
+              << " MiB)\n"
+              << "  speculative drafting  "
+              << (caps.has_dflash() ? "embedded DFlash draft" : caps.has_mtp() ? "MTP head" : "none") << "\n"
+              << "  vision projector      " << (caps.vision_projector ? "yes" : "no") << "\n"
+              << "  chat template         " << (caps.has_chat_template ? "yes" : "no") << "\n";
+    return 0;
+}
+
+}  // namespace ember::cli
