@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+// Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0: 32-weight blocks with an fp16 scale (and an fp16 minimum for the _1 types).
+// The quantizers are the reference ones: Q4_0/Q5_0 map the weight of largest magnitude to -8/-16, the _1 types
+// spread [min, max] over 0..15/0..31, Q8_0 scales by amax/127 and rounds half away from zero.
+#include <cmath>
+
+#include "quant/formats.h"
+
+namespace ember::quant::detail {
+
+namespace {
+
+using block::qk;
+
+// The weight of largest magnitude (the first one on ties), with its sign.
+float signed_absmax(const float* x) {
+    float amax = 0.0f;
+    float max = 0.0f;
+    for (int i = 0; i < qk; ++i) {
+        if (std::fabs(x[i]) > amax) {
+            amax = std::fabs(x[i]);
+            max = x[i];
+        }
+    }
+    return max;
+}
+
+void min_max(const float* x, float& min, float& max) {
+    min = x[0];
+    max = x[0];
+    for (int i = 1; i < qk; ++i) {
+        min = std::fmin(min, x[i]);
+        max = std::fmax(max, x[i]);
+    }
+}
+
+float inverse_or_zero(float d) { return d != 0.0f ? 1.0f / d : 0.0f; }
+
+// Truncation of a non-negative value, clamped to [0, top].
+uint8_t trunc_clamp(float v, int top) {
+    if (!(v > 0.0f)) return 0;
+    if (v >= static_cast<float>(top)) return static_cast<uint8_t>(top);
+    return static_cast<uint8_t>(static_cast<int>(v));
+}
+
+// Splits 32 codes (0..31) into the Q4_0 nibble layout and, for 5-bit types, the high-bit mask.
+void pack_nibbles(const uint8_t* q, uint8_t* qs, uint8_t* qh) {
+    uint32_t high = 0;
+    for (int j = 0; j < qk / 2; ++j) {
+        qs[j] = static_cast<uint8_t>((q[j] & 0x0f) | ((q[j + qk / 2] & 0x0f) << 4));
+        high |= static_cast<uint32_t>((q[j] >> 4) & 1) << j;
+        high |= static_cast<uint32_t>((q[j + qk / 2] >> 4) & 1) << (j + qk / 2);
+    }
+    if (qh) std::memcpy(qh, &high, 4);
+}
+
+// The 4-bit (or, with qh, 5-bit) code of weight i.
+int code(const uint8_t* qs, const uint8_t* qh, int i) {
+    const int low = i < qk / 2 ? (qs[i] & 0x0f) : (qs[i - qk / 2] >> 4);
+    if (!qh) return low;
+    uint32_t high;
+    std::memcpy(&high, qh, 4);
+    return low | static_cast<int>(((high >> i) & 1) << 4);
+}
+
+template <typename Block>
+const Block* blocks_of(const void* p) { return static_cast<const Block*>(p); }
+template <typename Block>
+Block* blocks_of(void* p) { return static_cast<Block*>(p); }
+
+}  // namespace
+
+// --- Q4_0 -------------------------------------------------------------------------------------------------------
+
+void q4_0_dequantize(const void* src, float* dst, int64_t n_blocks) {
+    const auto* b = blocks_of<block::Q4_0>(src);
+    for (int64_t k = 0; k < n_blocks; ++k, dst += qk) {
+        const float d = load_fp16(b[k].d);
+        for (int i = 0; i < qk; ++i) dst[i] = d * static_cast<float>(code(b[k].qs, nullptr, i) - 8);
+    }
+}
+
+void q4_0_quantize(const float* x, void* dst, int64_t n, const float*) {
+    auto* b = blocks_of<block::Q4_0>(dst);
+    for (int64_t k = 0; k < n / qk; ++k, x += qk) {
+        const float d = signed_absmax(x) / -8.0f;
+        const float id = inverse_or_zero(d);
+        uint8_t q[qk];
+        for (int i = 0; i < qk; ++i) q[i] = trunc_clamp(x[i] * id + 8.5f, 15);
+        store_fp16(b[k].d, d);
+        pack_nibbles(q, b[k].qs, nullptr);
+    }
+}
+
+void q4_0_validate(const void* src, int64_t n_blocks) {
+    const auto* b = blocks_of<block::Q4_0>(src);
+    for (int64_t k = 0; k < n_blocks; ++k) check_fp16_scale(k, "scale d", b[k].d);
+}
+
+// --- Q4_1 -------------------------------------------------------------------------------------------------------
+
+void q4_1_dequantize(const void* src, float* dst, int64_t n_blocks) {
+    const auto* b = blocks_of<block::Q4_1>(src);
+    for (int64_t k = 0; k < n_blocks; ++k, dst += qk) {
+        const float d = load_fp16(b[k].d);
+        const float m = load_fp16(b[k].m);
+        for (int i = 0; i < qk; ++i) dst[i] = d * static_cast<float>(code(b[k].qs, nullptr, i)) + m;
+    }
+}
+
+void q4_1_quantize(const float* x, void* dst, int64_t n, const float*) {
+    auto* b = blocks_of<block::Q4_1>(dst);
+    for (int64_t k = 0; k < n / qk; ++k, x += qk) {
+        float min, max;
+        min_max(x, min, max);
+        const float d = (max - min) / 15.0f;
+        const float id = inverse_or_zero(d);
+        uint8_t q[qk];
+        for (int i = 0; i < qk; ++i) q[i] = trunc_clamp((x[i] - min) * id + 0.5f, 15);
+        store_fp16(b[k].d, d);
+        store_fp16(b[k].m, min);
+        pack_nibbles(q, b[k].qs, nullptr);
+    }
+}
+
+void q4_1_validate(const void* src, int64_t n_blocks) {
+    const auto* b = blocks_of<block::Q4_1>(src);
+    for (int64_t k = 0; k < n_blocks; ++k) {
+        check_fp16_scale(k, "scale d", b[k].d);
+        check_fp16_scale(k, "minimum m", b[k].m);
+    }
+}
+
+// --- Q5_0 -------------------------------------------------------------------------------------------------------
+
+void q5_0_dequantize(const void* src, float* dst, int64_t n_blocks) {
+    const auto* b = blocks_of<block::Q5_0>(src);
+    for (int64_t k = 0; k < n_blocks; ++k, dst += qk) {
+        const float d = load_fp16(b[k].d);
+        for (int i = 0; i < qk; ++i) dst[i] = d * static_cast<float>(code(b[k].qs, b[k].qh, i) - 16);
+    }
+}
+
+void q5_0_quantize(const float* x, void* dst, int64_t n, const float*) {
+    auto* b = blocks_of<block::Q5_0>(dst);
+    for (int64_t k = 0; k < n / qk; ++k, x += qk) {
+        const float d = signed_absmax(x) / -16.0f;
+        const float id = inverse_or_zero(d);
+        uint8_t q[qk];
+        for (int i = 0; i < qk; ++i) q[i] = trunc_clamp(x[i] * id + 16.5f, 31);
+        store_fp16(b[k].d, d);
+        pack_nibbles(q, b[k].qs, b[k].qh);
+    }
+}
+
+void q5_0_validate(const void* src, int64_t n_blocks) {
+    const auto* b = blocks_of<block::Q5_0>(src);
+    for (int64_t k = 0; k < n_blocks; ++k) check_fp16_scale(k, "scale d", b[k].d);
+}
+
+// --- Q5_1 -------------------------------------------------------------------------------------------------------
+
+void q5_1_dequantize(const void* src, float* dst, int64_t n_blocks) {
+    const auto* b = blocks_of<block::Q5_1>(src);
+    for (int64_t k = 0; k < n_blocks; ++k, dst += qk) {
+        const float d = load_fp16(b[k].d);
+        const float m = load_fp16(b[k].m);
+        for (int i = 0; i < qk; ++i) dst[i] = d * static_cast<float>(code(b[k].qs, b[k].qh, i)) + m;
+    }
+}
+
+void q5_1_quantize(const float* x, void* dst, int64_t n, const float*) {
+    auto* b = blocks_of<block::Q5_1>(dst);
+    for (int64_t k = 0; k < n / qk; ++k, x += qk) {
+        float min, max;
+        min_max(x, min, max);
+        const float d = (max - min) / 31.0f;
+        const float id = inverse_or_zero(d);
+        uint8_t q[qk];
+        for (int i = 0; i < qk; ++i) q[i] = trunc_clamp((x[i] - min) * id + 0.5f, 31);
+        store_fp16(b[k].d, d);
+        store_fp16(b[k].m, min);
+        pack_nibbles(q, b[k].qs, b[k].qh);
+    }
+}
+
+void q5_1_validate(const void* src, int64_t n_blocks) {
+    const auto* b = blocks_of<block::Q5_1>(src);
+    for (int64_t k = 0; k < n_blocks; ++k) {
+        check_fp16_scale(k, "scale d", b[k].d);
+        check_fp16_scale(k, "minimum m", b[k].m);
+    }
+}
+
+// --- Q8_0 -------------------------------------------------------------------------------------------------------
+
+void q8_0_dequantize(const void* src, float* dst, int64_t n_blocks) {
+    const auto* b = blocks_of<block::Q8_0>(src);
+    for (int64_t k = 0; k < n_blocks; ++k, dst += qk) {
+        const float d = load_fp16(b[k].d);
+        for (int i = 0; i < qk; ++i) dst[i] = static_cast<float>(b[k].qs[i]) * d;
+    }
+}
+
+void q8_0_quantize(const float* x, void* dst, int64_t n, const float*) {
+    auto* b = blocks_of<block::Q8_0>(dst);
+    for (int64_t k = 0; k < n / qk; ++k, x += qk) {
+        float amax = 0.0f;
+        for (int i = 0; i < qk; ++i) amax = std::fmax(amax, std::fabs(x[i]));
+        const float d = amax / 127.0f;
+        const float id = inverse_or_zero(d);
+        for (int i = 0; i < qk; ++i) {
+            const float v = std::round(x[i] * id);  // half away from zero
+            b[k].qs[i] = static_cast<int8_t>(v > 127.0f ? 127.0f : (v < -127.0f ? -127.0f : (v == v ? v : 0.0f)));
+        }
+        store_fp16(b[k].d, d);
+    }
+}
+
+void q8_0_validate(const void* src, int64_t n_blocks) {
+    const auto* b = blocks_of<block::Q8_0>(src);
+    for (int64_t k = 0; k < n_blocks; ++k) check_fp16_scale(k, "scale d", b[k].d);
+}
+
+}  // namespace ember::quant::detail
