@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+#include "file_download.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLoggingCategory>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <filesystem>
+
+namespace ember::models {
+
+Q_LOGGING_CATEGORY(lcDownload, "ember.models.download")
+
+namespace {
+
+constexpr int kMaxBackoffMs = 60000;
+
+// "bytes START-END/TOTAL" -> {start, end, total}; total is -1 for "*".
+bool parseContentRange(const QByteArray& header, qint64& start, qint64& end, qint64& total) {
+    static const QRegularExpression re(QStringLiteral(R"(^bytes\s+(\d+)-(\d+)/(\d+|\*)$)"));
+    const QRegularExpressionMatch m = re.match(QString::fromLatin1(header).trimmed());
+    if (!m.hasMatch()) return false;
+    start = m.captured(1).toLongLong();
+    end = m.captured(2).toLongLong();
+    total = m.captured(3) == QStringLiteral("*") ? -1 : m.captured(3).toLongLong();
+    return true;
+}
+
+}  // namespace
+
+FileDownload::FileDownload(QNetworkAccessManager* network, HubSettings settings, QUrl url, QString finalPath,
+                           qint64 size, ExpectedHash expected, QObject* parent)
+    : QObject(parent),
+      m_network(network),
+      m_settings(std::move(settings)),
+      m_url(std::move(url)),
+      m_finalPath(std::move(finalPath)),
+      m_size(size),
+      m_expected(std::move(expected)) {
+    m_retryTimer.setSingleShot(true);
+    connect(&m_retryTimer, &QTimer::timeout, this, &FileDownload::beginAttempt);
+}
+
+void FileDownload::start() {
+    if (m_state == State::Running || m_state == State::Waiting || m_state == State::Verifying) return;
+    m_retries = 0;
+    m_error.clear();
+    m_state = State::Running;
+    beginAttempt();
+}
+
+void FileDownload::pause() {
+    if (m_state != State::Running && m_state != State::Waiting) return;
+    m_state = State::Paused;
+    stopTransfer();
+}
+
+void FileDownload::cancel() {
+    if (m_state == State::Done || m_state == State::Failed || m_state == State::Verifying) return;
+    m_state = State::Cancelled;
+    stopTransfer();
+}
+
+void FileDownload::stopTransfer() {
+    m_retryTimer.stop();
+    if (m_reply) m_reply->abort();  // onFinished sees the state and stops there
+    m_part.close();
+}
+
+// The .part and its metadata: a .part written for another version of the file (another hash or size) is dropped,
+// so that a resume never splices two versions together.
+bool FileDownload::preparePartFile() {
+    if (!QDir().mkpath(QFileInfo(m_finalPath).absolutePath())) {
+        fail(QStringLiteral("%1: cannot create the folder").arg(QFileInfo(m_finalPath).absolutePath()));
+        return false;
+    }
+    QJsonObject meta;
+    meta.insert(QStringLiteral("url"), m_url.toString());
+    meta.insert(QStringLiteral("size"), m_size);
+    meta.insert(QStringLiteral("hash"), m_expected.hex);
+    QFile metaFile(metaPath());
+    const bool sameVersion = metaFile.open(QIODevice::ReadOnly) &&
+                             QJsonDocument::fromJson(metaFile.readAll()).object().value(QStringLiteral("hash")) ==
+                                 meta.value(QStringLiteral("hash")) &&
+                             m_expected.hex.size() > 0;
+    metaFile.close();
+    if (!sameVersion) {
+        QFile::remove(partPath());
+        m_hashedUpTo = -1;
+        QSaveFile out(metaPath());
+        if (!out.open(QIODevice::WriteOnly) || out.write(QJsonDocument(meta).toJson()) < 0 || !out.commit()) {
+            fail(QStringLiteral("%1: cannot write: %2").arg(metaPath(), out.errorString()));
+            return false;
+        }
+    }
+    m_part.setFileName(partPath());
+    if (!m_part.open(QIODevice::WriteOnly | QIODevice::Append | QIODevice::Unbuffered)) {
+        fail(QStringLiteral("%1: cannot open for writing: %2").arg(partPath(), m_part.errorString()));
+        return false;
+    }
+    m_offset = m_part.size();
+    if (m_offset > m_size) truncatePart(0);
+    return true;
+}
+
+void FileDownload::truncatePart(qint64 size) {
+    m_part.resize(size);
+    m_offset = size;
+    m_hashedUpTo = -1;
+}
+
+void FileDownload::beginAttempt() {
+    if (m_state != State::Running && m_state != State::Waiting) return;
+    m_state = State::Running;
+    if (!m_part.isOpen() && !preparePartFile()) return;
+    if (m_hashedUpTo != m_offset) {
+        m_hasher.reset(m_expected.kind, m_size, partPath(), m_offset);
+        m_hashedUpTo = m_offset;
+    }
+    Q_EMIT progress(m_offset, m_size);
+    if (m_offset == m_size) return finishStreaming();
+    m_attemptStart = m_offset;
+    sendRequest(m_url, 0);
+}
+
+void FileDownload::sendRequest(const QUrl& url, int redirects) {
+    QNetworkRequest request = hubRequest(m_settings, url);
+    request.setTransferTimeout(m_settings.stallTimeoutMs);
+    request.setRawHeader("Accept-Encoding", "identity");  // byte ranges of the file itself, never of a gzip stream
+    if (m_offset > 0) request.setRawHeader("Range", "bytes=" + QByteArray::number(m_offset) + '-');
+    m_bodyAccepted = false;
+    m_attemptError.clear();
+    m_fatalError.clear();
+    QNetworkReply* reply = m_network->get(request);
+    m_reply = reply;
+    connect(reply, &QNetworkReply::metaDataChanged, this, &FileDownload::onMetaData);
+    connect(reply, &QNetworkReply::readyRead, this, &FileDownload::onReadyRead);
+    connect(reply, &QNetworkReply::finished, this, [this, reply, redirects] { onFinished(reply, redirects); });
+}
+
+void FileDownload::onMetaData() {
+    QNetworkReply* reply = m_reply;
+    if (!reply || m_bodyAccepted) return;
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const QString where = reply->url().toString();
+    const QVariant lengthHeader = reply->header(QNetworkRequest::ContentLengthHeader);
+    const qint64 length = lengthHeader.isValid() ? lengthHeader.toLongLong() : -1;
+    if (status == 206) {
+        qint64 start = 0, end = 0, total = 0;
+        if (!parseContentRange(reply->rawHeader("Content-Range"), start, end, total)) {
+            m_attemptError = QStringLiteral("%1: HTTP 206 without a valid Content-Range").arg(where);
+        } else if (start != m_offset || (total >= 0 && total != m_size) || end >= m_size) {
+            m_attemptError = QStringLiteral("%1: Content-Range '%2' does not match the request from byte %3 of %4")
+                                 .arg(where, QString::fromLatin1(reply->rawHeader("Content-Range")))
+                                 .arg(m_offset).arg(m_size);
+        } else if (length >= 0 && length != end - start + 1) {
+            m_attemptError = QStringLiteral("%1: wrong Content-Length %2 for range %3-%4").arg(where).arg(length)
+                                 .arg(start).arg(end);
+        }
+    } else if (status == 200) {
+        if (m_offset > 0) {  // the server ignored the Range: start over
+            qCInfo(lcDownload) << where << "ignored the Range request; downloading from the start";
+            truncatePart(0);
+            m_hasher.reset(m_expected.kind, m_size);
+            m_hashedUpTo = 0;
+            m_attemptStart = 0;
+        }
+        if (length >= 0 && length != m_size)
+            m_attemptError = QStringLiteral("%1: wrong Content-Length %2, the listing says %3 bytes").arg(where)
+                                 .arg(length).arg(m_size);
+    } else {
+        return;  // redirects and errors are handled when the reply finishes; their bodies are not the file
+    }
+    if (!m_attemptError.isEmpty()) {
+        reply->abort();
+        return;
+    }
+    m_bodyAccepted = true;
+}
+
+void FileDownload::onReadyRead() {
+    QNetworkReply* reply = m_reply;
+    if (!reply) return;
+    if (!m_bodyAccepted) {
+        reply->skip(reply->bytesAvailable());
+        return;
+    }
+    const QByteArray data = reply->readAll();
+    if (data.isEmpty()) return;
+    if (m_offset + data.size() > m_size) {
+        m_attemptError = QStringLiteral("%1: the server sent more than the listed %2 bytes")
+                             .arg(reply->url().toString()).arg(m_size);
+        reply->abort();
+        return;
+    }
+    const qint64 written = m_part.write(data);
+    if (written != data.size()) {
+        // Keep the .part consistent with what was hashed: cut off a partial write.
+        const QString why = m_part.errorString();
+        m_part.resize(m_offset);
+        m_fatalError = QStringLiteral("%1: write failed after %2 bytes: %3 (is the disk full?)")
+                           .arg(partPath()).arg(m_offset).arg(why);
+        reply->abort();
+        return;
+    }
+    m_hasher.addData(data);
+    m_offset += written;
+    m_hashedUpTo = m_offset;
+    Q_EMIT progress(m_offset, m_size);
+}
+
+void FileDownload::onFinished(QNetworkReply* reply, int redirects) {
+    reply->deleteLater();
+    if (reply != m_reply) return;
+    m_reply = nullptr;
+    if (m_state != State::Running) return;  // paused or cancelled: the .part stays as it is
+    if (!m_fatalError.isEmpty()) return fail(m_fatalError);
+
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const QString where = reply->url().toString();
+    if (status >= 300 && status < 400) {
+        const QUrl target = reply->url().resolved(reply->header(QNetworkRequest::LocationHeader).toUrl());
+        if (!target.isValid() || target.isEmpty())
+            return fail(QStringLiteral("%1: HTTP %2 without a Location").arg(where).arg(status));
+        if (redirects >= m_settings.maxRedirects)
+            return fail(QStringLiteral("%1: more than %2 redirects").arg(m_url.toString()).arg(m_settings.maxRedirects));
+        if (target.scheme() != QStringLiteral("http") && target.scheme() != QStringLiteral("https"))
+            return fail(QStringLiteral("%1: redirect to unsupported URL %2").arg(where, target.toString()));
+        return sendRequest(target, redirects + 1);
+    }
+    if (status == 404) return fail(QStringLiteral("%1: HTTP 404 Not Found").arg(where));
+    if (status == 401 || status == 403)
+        return fail(QStringLiteral("%1: HTTP %2: access denied (a gated repository needs a hub token)").arg(where)
+                        .arg(status));
+    if (status == 416) {
+        if (m_offset == m_size) return finishStreaming();
+        qCInfo(lcDownload) << where << "answered 416 for bytes" << m_offset << "- ; starting over";
+        truncatePart(0);
+        return retryLater(QStringLiteral("%1: HTTP 416 Range Not Satisfiable from byte %2").arg(where).arg(m_offset));
+    }
+    if (m_offset > m_attemptStart) m_retries = 0;  // progress was made: a flaky link is not a dead one
+    if (!m_attemptError.isEmpty()) return retryLater(m_attemptError);
+    if (reply->error() != QNetworkReply::NoError) {
+        const QString why = reply->error() == QNetworkReply::OperationCanceledError
+                                ? QStringLiteral("no data for %1 s (stalled)").arg(m_settings.stallTimeoutMs / 1000.0)
+                                : reply->errorString();
+        return retryLater(QStringLiteral("%1: %2 after %3 of %4 bytes").arg(where, why).arg(m_offset).arg(m_size));
+    }
+    if (status != 200 && status != 206)
+        return retryLater(QStringLiteral("%1: HTTP %2").arg(where).arg(status));
+    if (m_offset < m_size)
+        return retryLater(QStringLiteral("%1: body ended after %2 of %3 bytes (truncated)").arg(where).arg(m_offset)
+                              .arg(m_size));
+    finishStreaming();
+}
+
+void FileDownload::retryLater(const QString& why) {
+    if (m_retries >= m_settings.maxRetries)
+        return fail(QStringLiteral("%1 (gave up after %2 retries)").arg(why).arg(m_retries));
+    const int delay = std::min(kMaxBackoffMs, m_settings.retryBaseMs << std::min(m_retries, 16));
+    ++m_retries;
+    qCWarning(lcDownload).noquote() << why << QStringLiteral("- retry %1 of %2 in %3 ms")
+                                                  .arg(m_retries).arg(m_settings.maxRetries).arg(delay);
+    m_state = State::Waiting;
+    m_retryTimer.start(delay);
+}
+
+void FileDownload::finishStreaming() {
+    m_state = State::Verifying;
+    m_part.close();
+    m_hasher.result(this, [this](const QString& hex, const QString& error) {
+        if (m_state != State::Verifying) return;
+        if (!error.isEmpty()) return fail(error);
+        if (!m_expected.hex.isEmpty() && hex != m_expected.hex) {
+            QFile::remove(partPath());
+            QFile::remove(metaPath());
+            m_hashedUpTo = -1;
+            return fail(QStringLiteral("%1: %2 mismatch: expected %3, got %4; the corrupt download was removed")
+                            .arg(m_url.toString(), m_expected.name(), m_expected.hex, hex));
+        }
+        m_actualHash = hex;
+        checkFromDisk();
+    });
+}
+
+// The second check, from the bytes on disk, right before the rename.
+void FileDownload::checkFromDisk() {
+    auto* watcher = new QFutureWatcher<QString>(this);
+    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher] {
+        watcher->deleteLater();
+        const QString hex = watcher->result();
+        if (hex.startsWith(QStringLiteral("error:"))) return fail(hex.mid(6));
+        if (hex != m_actualHash) {
+            QFile::remove(partPath());
+            QFile::remove(metaPath());
+            m_hashedUpTo = -1;
+            return fail(QStringLiteral("%1: %2 of the file on disk (%3) differs from the streamed one (%4); removed")
+                            .arg(partPath(), m_expected.name(), hex, m_actualHash));
+        }
+        std::error_code ec;
+        std::filesystem::rename(partPath().toStdString(), m_finalPath.toStdString(), ec);
+        if (ec) return fail(QStringLiteral("%1: cannot rename to %2: %3")
+                                .arg(partPath(), m_finalPath, QString::fromStdString(ec.message())));
+        QFile::remove(metaPath());
+        m_state = State::Done;
+        Q_EMIT progress(m_size, m_size);
+        Q_EMIT finished(true);
+    });
+    watcher->setFuture(hashFileAsync(partPath(), m_expected.kind));
+}
+
+void FileDownload::fail(const QString& error) {
+    m_retryTimer.stop();
+    m_part.close();
+    m_error = error;
+    m_state = State::Failed;
+    qCWarning(lcDownload).noquote() << error;
+    Q_EMIT finished(false);
+}
+
+}  // namespace ember::models
