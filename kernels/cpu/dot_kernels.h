@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// The kernel tables behind cpu_kernels.h. A tile kernel computes the dot products of one weight row with up to
+// kMaxTile activation rows, so that matmul decodes each weight block once per tile.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cpu/cpu_kernels.h"
+
+namespace ember::cpu::detail {
+
+constexpr int kMaxTile = 4;
+
+// out[t] = dot(w_row, act + t * act_stride) for t < n_act (1..kMaxTile); act rows are activation_type rows.
+using DotTileFn = void (*)(const void* w_row, const std::byte* act, size_t act_stride, int n_act, int64_t cols,
+                           float* out);
+
+struct Kernel {
+    gguf::TensorType type;
+    Isa isa;  // the table the entry lives in, counted when it runs
+    DotTileFn tile;
+};
+
+// nullptr when the table has no kernel for the type.
+const Kernel* scalar_kernel(gguf::TensorType type);
+const Kernel* avx2_kernel(gguf::TensorType type);  // defined in the files built with -mavx2 -mfma -mf16c
+
+}  // namespace ember::cpu::detail

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+// matvec / matmul / dot: pick the kernel of the requested ISA, quantize the activations once, split the weight
+// rows across the pool. matmul walks tokens in blocks that stay in cache and, inside a block, runs each weight
+// row against tiles of kMaxTile tokens, so a row is read once per token block and decoded once per tile.
+#include <algorithm>
+#include <string>
+
+#include "cpu/cpu_kernels.h"
+#include "cpu/dot_kernels.h"
+#include "ember/error.h"
+#include "ember/quant.h"
+
+namespace ember::cpu {
+
+namespace {
+
+using gguf::TensorType;
+
+constexpr int64_t kTokenBlock = 64;
+
+thread_local KernelCounts t_counts;
+
+std::string type_name(TensorType t) {
+    const gguf::TypeTraits* traits = gguf::find_type(static_cast<uint32_t>(t));
+    return traits ? std::string(traits->name) : "type id " + std::to_string(static_cast<uint32_t>(t));
+}
+
+const detail::Kernel* find_kernel(Isa isa, TensorType type) {
+    return isa == Isa::avx2 ? detail::avx2_kernel(type) : detail::scalar_kernel(type);
+}
+
+const detail::Kernel& kernel_for(Isa isa, TensorType type) {
+    static const bool avx2_ok = isa_supported(Isa::avx2);
+    if (isa == Isa::avx2 && !avx2_ok)
+        throw Error("the avx2 kernels need AVX2, FMA and F16C, which this CPU does not have");
+    const detail::Kernel* k = find_kernel(isa, type);
+    if (!k) throw Error("no CPU kernel for weight type " + type_name(type));
+    return *k;
+}
+
+void count(const detail::Kernel& k, uint64_t calls) {
+    (k.isa == Isa::avx2 ? t_counts.avx2 : t_counts.scalar) += calls;
+}
+
+void check_matrix(const WeightMatrix& w) {
+    if (w.rows < 0 || w.cols < 0) throw Error("weight matrix with negative shape");
+    const uint64_t row = gguf::row_bytes(w.type, w.cols);
+    if (w.rows > 1 && w.row_stride < row)
+        throw Error("weight row stride " + std::to_string(w.row_stride) + " is below the row size " + std::to_string(row));
+}
+
+}  // namespace
+
+bool has_kernel(TensorType weight) { return detail::scalar_kernel(weight) != nullptr; }
+
+TensorType activation_type(TensorType weight) {
+    if (!has_kernel(weight)) throw Error("no CPU kernel for weight type " + type_name(weight));
+    if (weight == TensorType::F32 || weight == TensorType::F16 || weight == TensorType::BF16) return TensorType::F32;
+    return gguf::traits(weight).block_size == quant::block::qk_k ? TensorType::Q8_K : TensorType::Q8_0;
+}
+
+size_t activation_bytes(TensorType weight, int64_t cols, int64_t n_tokens) {
+    return static_cast<size_t>(gguf::row_bytes(activation_type(weight), cols)) * static_cast<size_t>(n_tokens);
+}
+
+void quantize_activations(TensorType weight, const float* x, void* out, int64_t cols) {
+    const TensorType at = activation_type(weight);
+    if (at == TensorType::F32) std::memcpy(out, x, static_cast<size_t>(cols) * sizeof(float));
+    else quant::quantize_row(at, x, out, cols);
+}
+
+float dot(Isa isa, TensorType weight, const void* w_row, const void* act_row, int64_t cols) {
+    const detail::Kernel& k = kernel_for(isa, weight);
+    gguf::row_bytes(weight, cols);  // throws unless cols is a multiple of the block size
+    float out = 0.0f;
+    k.tile(w_row, static_cast<const std::byte*>(act_row), 0, 1, cols, &out);
+    count(k, 1);
+    return out;
+}
+
+void matmul(Isa isa, const WeightMatrix& w, const float* x, int64_t n_tokens, float* y, ThreadPool& pool,
+            std::span<std::byte> scratch) {
+    const detail::Kernel& k = kernel_for(isa, w.type);
+    check_matrix(w);
+    if (n_tokens <= 0 || w.rows == 0) return;
+    const TensorType at = activation_type(w.type);
+
+    const std::byte* act;
+    size_t act_stride;
+    if (at == TensorType::F32) {
+        act = reinterpret_cast<const std::byte*>(x);
+        act_stride = static_cast<size_t>(w.cols) * sizeof(float);
+    } else {
+        act_stride = static_cast<size_t>(gguf::row_bytes(at, w.cols));
+        const size_t need = act_stride * static_cast<size_t>(n_tokens);
+        if (scratch.size() < need)
+            throw Error("activation scratch of " + std::to_string(scratch.size()) + " bytes, need " + std::to_string(need));
+        std::byte* out = scratch.data();
+        const int64_t cols = w.cols;
+        pool.parallel_for(n_tokens, [&](int64_t t0, int64_t t1) {
+            for (int64_t t = t0; t < t1; ++t) quant::quantize_row(at, x + t * cols, out + t * act_stride, cols);
+        });
+        act = out;
+    }
+
+    pool.parallel_for(w.rows, [&](int64_t r0, int64_t r1) {
+        uint64_t calls = 0;
+        float out[detail::kMaxTile];
+        for (int64_t b0 = 0; b0 < n_tokens; b0 += kTokenBlock) {
+            const int64_t b1 = std::min(n_tokens, b0 + kTokenBlock);
+            for (int64_t r = r0; r < r1; ++r) {
+                const void* row = static_cast<const std::byte*>(w.data) + r * static_cast<int64_t>(w.row_stride);
+                for (int64_t t = b0; t < b1; t += detail::kMaxTile) {
+                    const int n = static_cast<int>(std::min<int64_t>(detail::kMaxTile, b1 - t));
+                    k.tile(row, act + t * static_cast<int64_t>(act_stride), act_stride, n, w.cols, out);
+                    for (int i = 0; i < n; ++i) y[(t + i) * w.rows + r] = out[i];
+                    ++calls;
+                }
+            }
+        }
+        count(k, calls);
+    });
+}
+
+void matvec(Isa isa, const WeightMatrix& w, const float* x, float* y, ThreadPool& pool, std::span<std::byte> scratch) {
+    matmul(isa, w, x, 1, y, pool, scratch);
+}
+
+KernelCounts kernel_counts() { return t_counts; }
+
+}  // namespace ember::cpu
