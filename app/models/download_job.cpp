@@ -205,7 +205,7 @@ void DownloadJob::finish(bool ok, const QString& error) {
     if (!m_running) return;
     m_running = false;
     m_error = error;
-    if (!ok) qCWarning(lcJob).noquote() << error;
+    if (!ok) qCDebug(lcJob).noquote() << error;
     Q_EMIT finished(ok);
 }
 

@@ -246,6 +246,7 @@ void FileDownload::onFinished(QNetworkReply* reply, int redirects) {
     }
     if (m_offset > m_attemptStart) m_retries = 0;  // progress was made: a flaky link is not a dead one
     if (!m_attemptError.isEmpty()) return retryLater(m_attemptError);
+    if (status >= 400) return retryLater(QStringLiteral("%1: HTTP %2").arg(where).arg(status));
     if (reply->error() != QNetworkReply::NoError) {
         const QString why = reply->error() == QNetworkReply::OperationCanceledError
                                 ? QStringLiteral("no data for %1 s (stalled)").arg(m_settings.stallTimeoutMs / 1000.0)
@@ -320,7 +321,7 @@ void FileDownload::fail(const QString& error) {
     m_part.close();
     m_error = error;
     m_state = State::Failed;
-    qCWarning(lcDownload).noquote() << error;
+    qCDebug(lcDownload).noquote() << error;
     Q_EMIT finished(false);
 }
 

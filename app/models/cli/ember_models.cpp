@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ember-models [OPTIONS] COMMAND [ARGS]: list, search, pull, verify, rm, import and fit, headless.
 #include <QCoreApplication>
+#include <QLoggingCategory>
 #include <unistd.h>
 
 #include "models_cli.h"
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
     using namespace ember::models::cli;
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("ember-models"));
+    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES")) QLoggingCategory::setFilterRules(QStringLiteral("*.debug=false"));
 
     Options options;
     options.modelsDir = ember::models::Library::defaultFolder();

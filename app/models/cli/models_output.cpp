@@ -54,8 +54,8 @@ void printEntry(QTextStream& stream, const ModelSummary& s) {
     stream << "  capabilities  " << (s.capabilities.isEmpty() ? QStringLiteral("-") : s.capabilities.join(QStringLiteral(", ")))
            << "\n";
     for (const LibraryFile& f : s.entry.files) {
-        stream << "  " << f.role.leftJustified(13) << " " << f.status << "  " << f.path << "\n";
-        if (!f.error.isEmpty()) stream << "                " << f.error << "\n";
+        stream << "  " << f.role.leftJustified(17) << " " << f.status << "  " << f.path << "\n";
+        if (!f.error.isEmpty()) stream << "                    " << f.error << "\n";
     }
 }
 

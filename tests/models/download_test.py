@@ -1,0 +1,351 @@
+# SPDX-License-Identifier: MIT
+"""ember-models pull against a local hub with injected faults. In every case the final file is byte-identical to
+the source, or the job ends with a clear one-line error and no file is marked ready."""
+from __future__ import annotations
+
+import json
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import fixture_root, sha256
+
+REPO = "ember-test/Tiny-MTP-GGUF"
+MODEL = "Tiny-MTP-Q8_0.gguf"
+
+
+def source(name: str, repo: str = REPO) -> Path:
+    return fixture_root() / "hub" / repo / name
+
+
+def dest(cli, name: str, repo: str = REPO) -> Path:
+    return cli.models / repo / name
+
+
+def assert_identical_and_ready(cli, name: str, repo: str = REPO):
+    d = dest(cli, name, repo)
+    assert d.read_bytes() == source(name, repo).read_bytes(), f"{d} differs from the source"
+    assert not Path(str(d) + ".part").exists()
+    e = cli.entry(MODEL if repo == REPO else name)
+    assert e is not None
+    statuses = {Path(f["path"]).name: f["status"] for f in e["files"]}
+    assert statuses[name] == "ready"
+
+
+def assert_failed_not_ready(cli, result, needle: str, name: str = MODEL, repo: str = REPO):
+    assert result.returncode == 1, result.stdout + result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert needle in last, result.stderr
+    assert not dest(cli, name, repo).exists(), "a file that failed a check is under its final name"
+    e = cli.entry(name)
+    if e is not None:
+        assert not e["ready"]
+        assert all(f["status"] != "ready" for f in e["files"] if Path(f["path"]).name == name)
+
+
+def pull_model(cli, *extra, **kwargs):
+    return cli.run("pull", REPO, MODEL, *extra, **kwargs)
+
+
+def ranges(hub, name=MODEL) -> list[int]:
+    return [int(r.range.split("=")[1].split("-")[0]) for r in hub.file_requests(name) if r.range]
+
+
+# --- the three-file unit ---------------------------------------------------------------------------------------
+
+def test_pull_three_file_unit_gives_verified_files_and_capabilities(cli, hub):
+    r = cli.run("--json", "pull", "tiny-mtp-vision")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["ok"] and out["ready"]
+    for name in (MODEL, "mmproj-F32.gguf", "chat_template.jinja"):
+        assert_identical_and_ready(cli, name)
+    e = cli.entry(MODEL)
+    assert sorted(e["capabilities"]) == ["mtp", "thinking", "vision"]
+    assert e["architecture"] == "qwen35moe" and e["context_length"] == 4096
+    assert e["quant_types"][0] == "q8_0"
+    roles = {Path(f["path"]).name: f["role"] for f in e["files"]}
+    assert roles == {MODEL: "model", "mmproj-F32.gguf": "vision_projector", "chat_template.jinja": "template"}
+    files = {Path(f["path"]).name: f for f in e["files"]}
+    assert files[MODEL]["sha256"] == sha256(source(MODEL))  # recorded from the listing
+    assert files[MODEL]["size"] == source(MODEL).stat().st_size
+    assert "git_oid" in files["chat_template.jinja"]  # a small git file: checked by its blob id
+
+
+def test_pull_by_repo_uses_the_catalog_unit(cli):
+    r = cli.run("pull", REPO)
+    assert r.returncode == 0, r.stderr
+    assert dest(cli, "mmproj-F32.gguf").exists() and dest(cli, "chat_template.jinja").exists()
+
+
+def test_drafted_model_capability(cli):
+    r = cli.run("pull", "tiny-dflash")
+    assert r.returncode == 0, r.stderr
+    e = cli.entry("Tiny-DFlash-Q8_0.gguf")
+    assert e["ready"] and e["capabilities"] == ["drafted"]
+
+
+def test_redownload_of_a_ready_unit_is_a_no_op_transfer(cli, hub):
+    assert pull_model(cli).returncode == 0
+    n = len(hub.file_requests(MODEL))
+    # The final file exists: a second pull streams it again only if its .part is gone; it must stay identical.
+    r = pull_model(cli)
+    assert r.returncode == 0, r.stderr
+    assert_identical_and_ready(cli, MODEL)
+    assert len(hub.file_requests(MODEL)) >= n
+
+
+# --- faults ----------------------------------------------------------------------------------------------------
+
+def test_drop_mid_file_then_resume(cli, hub):
+    hub.add_fault("drop", path=MODEL, after=1_000_000)
+    r = pull_model(cli)
+    assert r.returncode == 0, r.stderr
+    assert_identical_and_ready(cli, MODEL)
+    assert ranges(hub) and ranges(hub)[0] > 0, "the retry did not resume with a Range request"
+
+
+def test_stall_then_timeout_and_retry(cli, hub):
+    hub.add_fault("stall", path=MODEL, after=500_000, seconds=4)
+    t0 = time.monotonic()
+    r = pull_model(cli)
+    assert r.returncode == 0, r.stderr
+    assert time.monotonic() - t0 < 30
+    assert_identical_and_ready(cli, MODEL)
+    assert ranges(hub) and ranges(hub)[0] >= 500_000 - 65536
+    assert "stalled" in r.stderr
+
+
+def test_truncated_body_is_resumed(cli, hub):
+    hub.add_fault("truncate", path=MODEL, after=2_000_000)
+    r = pull_model(cli)
+    assert r.returncode == 0, r.stderr
+    assert_identical_and_ready(cli, MODEL)
+    assert ranges(hub)
+
+
+def test_one_flipped_byte_fails_then_redownload_succeeds(cli, hub):
+    hub.add_fault("flip", path=MODEL, offset=1_234_567)
+    r = pull_model(cli)
+    assert_failed_not_ready(cli, r, "sha256 mismatch")
+    assert not Path(str(dest(cli, MODEL)) + ".part").exists(), "the corrupt .part must not be resumed"
+    e = cli.entry(MODEL)
+    assert e is not None and "sha256 mismatch" in next(f["error"] for f in e["files"] if f["role"] == "model")
+    r = pull_model(cli)  # the re-download the UI offers
+    assert r.returncode == 0, r.stderr
+    assert_identical_and_ready(cli, MODEL)
+
+
+def test_404_is_a_clear_error_without_retries(cli, hub):
+    hub.add_fault("status", path=MODEL, code=404)
+    r = pull_model(cli)
+    assert_failed_not_ready(cli, r, "HTTP 404")
+    assert len(hub.file_requests(MODEL)) == 1
+
+
+def test_file_missing_from_listing(cli):
+    r = cli.run("pull", REPO, "no-such-file.gguf")
+    assert r.returncode == 1
+    assert "no file 'no-such-file.gguf' in the repository listing" in r.stderr
+
+
+def test_unknown_repository(cli):
+    r = cli.run("pull", "nobody/nothing", "x.gguf")
+    assert r.returncode == 1
+    assert "HTTP 404" in r.stderr and "nobody/nothing" in r.stderr
+
+
+def test_416_starts_over_and_succeeds(cli, hub):
+    hub.add_fault("drop", path=MODEL, after=700_000)
+    hub.add_fault("status", path=MODEL, code=416)
+    hub.faults[-1].times = 1
+    r = pull_model(cli)
+    assert r.returncode == 0, r.stderr
+    assert_identical_and_ready(cli, MODEL)
+    assert "416" in r.stderr
+
+
+def test_complete_part_is_verified_without_download(cli, hub):
+    d = dest(cli, MODEL)
+    d.parent.mkdir(parents=True)
+    # A crash right after the last byte: the .part is complete, its metadata names the same version.
+    Path(str(d) + ".part").write_bytes(source(MODEL).read_bytes())
+    Path(str(d) + ".part.json").write_text(json.dumps({"hash": sha256(source(MODEL)), "size": d.stat().st_size
+                                                       if d.exists() else source(MODEL).stat().st_size}))
+    r = pull_model(cli)
+    assert r.returncode == 0, r.stderr
+    assert_identical_and_ready(cli, MODEL)
+    assert hub.file_requests(MODEL) == []
+
+
+def test_part_of_another_version_is_discarded(cli, hub):
+    d = dest(cli, MODEL)
+    d.parent.mkdir(parents=True)
+    Path(str(d) + ".part").write_bytes(b"\x00" * 500_000)
+    Path(str(d) + ".part.json").write_text(json.dumps({"hash": "0" * 64, "size": 1}))
+    r = pull_model(cli)
+    assert r.returncode == 0, r.stderr
+    assert_identical_and_ready(cli, MODEL)
+    assert ranges(hub) == []
+
+
+@pytest.mark.parametrize("delta", [100, -100])
+def test_wrong_content_length_is_retried(cli, hub, delta):
+    hub.add_fault("length", path=MODEL, delta=delta)
+    r = pull_model(cli)
+    assert r.returncode == 0, r.stderr
+    assert_identical_and_ready(cli, MODEL)
+    assert "Content-Length" in r.stderr
+
+
+def test_wrong_content_length_every_time_gives_up(cli, hub):
+    hub.add_fault("length", path=MODEL, delta=100, times=100)
+    r = pull_model(cli)
+    assert_failed_not_ready(cli, r, "gave up after 4 retries")
+    assert "wrong Content-Length" in r.stderr.strip().splitlines()[-1]
+
+
+def test_server_ignoring_range_restarts_from_zero(cli, hub):
+    hub.add_fault("drop", path=MODEL, after=800_000)
+    hub.add_fault("ignore_range", path=MODEL)
+    r = pull_model(cli)
+    assert r.returncode == 0, r.stderr
+    assert_identical_and_ready(cli, MODEL)
+
+
+def test_server_error_is_retried_with_backoff(cli, hub):
+    hub.add_fault("status", path=MODEL, code=503, times=2)
+    r = pull_model(cli)
+    assert r.returncode == 0, r.stderr
+    assert_identical_and_ready(cli, MODEL)
+    assert r.stderr.count("HTTP 503") == 2
+
+
+def test_redirect_chain(cli, hub):
+    hub.redirects = 6
+    r = pull_model(cli)
+    assert r.returncode == 0, r.stderr
+    assert_identical_and_ready(cli, MODEL)
+
+
+def test_redirect_loop_is_cut(cli, hub):
+    hub.redirects = 30
+    r = pull_model(cli)
+    assert_failed_not_ready(cli, r, "more than 10 redirects")
+
+
+def test_token_goes_to_the_hub_only(cli, hub):
+    r = pull_model(cli, "--token", "secret-token")
+    assert r.returncode == 0, r.stderr
+    listing = [q for q in hub.requests if q.path.startswith("/api/models/")]
+    assert listing and all(q.authorization == "Bearer secret-token" for q in listing)
+    cdn = [q for q in hub.requests if q.path.startswith("/cdn/")]
+    assert cdn and all(q.authorization is None for q in cdn), "the token travelled to the CDN host"
+
+
+def test_listing_needs_a_token(cli, hub):
+    hub.add_fault("status", code=401, listing=True)
+    r = pull_model(cli)
+    assert r.returncode == 1
+    assert "needs a hub token" in r.stderr
+
+
+def test_gguf_validation_failure_is_never_ready(cli):
+    r = cli.run("pull", "broken")
+    assert r.returncode == 1
+    assert "GGUF validation failed" in r.stderr.strip().splitlines()[-1]
+    e = cli.entry("broken.gguf")
+    assert e is not None and not e["ready"]
+    assert e["files"][0]["status"] == "failed" and "bad magic" in e["files"][0]["error"]
+
+
+# --- disk full -------------------------------------------------------------------------------------------------
+
+def _mount_tmpfs(path: Path, size: str) -> bool:
+    import subprocess
+    path.mkdir(parents=True, exist_ok=True)
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                          capture_output=True).returncode == 0
+
+
+def test_disk_full_is_refused_before_starting(cli, tmp_path):
+    import subprocess
+    small = tmp_path / "small"
+    if not _mount_tmpfs(small, "1m"):
+        pytest.skip("mount is not permitted here; test_write_failure_mid_download covers a full disk")
+    try:
+        cli.models = small / "models"
+        r = pull_model(cli)
+        assert r.returncode == 1
+        assert "not enough disk space" in r.stderr.strip().splitlines()[-1]
+        assert not dest(cli, MODEL).exists()
+    finally:
+        subprocess.run(["umount", str(small)])
+
+
+def test_write_failure_mid_download(cli):
+    """A disk that fills during the download: a file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) makes write()
+    fail with EFBIG after 1 MiB, as ENOSPC would. Works without root."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    r = pull_model(cli, preexec_fn=limit)
+    assert_failed_not_ready(cli, r, "is the disk full?")
+    part = Path(str(dest(cli, MODEL)) + ".part")
+    assert part.exists() and part.stat().st_size <= 1 << 20
+    assert part.read_bytes() == source(MODEL).read_bytes()[:part.stat().st_size], "the .part holds wrong bytes"
+    r = pull_model(cli)  # space again: resume
+    assert r.returncode == 0, r.stderr
+    assert_identical_and_ready(cli, MODEL)
+
+
+# --- cancel, crash -----------------------------------------------------------------------------------------------
+
+def _wait_for_part(cli, at_least: int, proc, timeout: float = 20) -> int:
+    part = Path(str(dest(cli, MODEL)) + ".part")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if part.exists() and part.stat().st_size >= at_least:
+            return part.stat().st_size
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError("the download did not start")
+
+
+@pytest.mark.parametrize("how", ["cancel", "kill"])
+def test_interrupt_then_resume_on_restart(cli, hub, how):
+    hub.add_fault("throttle", path=MODEL, bytes_per_s=1_000_000, times=1)
+    proc = cli.start("pull", REPO, MODEL)
+    _wait_for_part(cli, 300_000, proc)
+    if how == "cancel":
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+        assert proc.returncode == 1
+        assert "cancelled" in err
+        e = cli.entry(MODEL)
+        assert e is not None and not e["ready"]
+    else:
+        proc.kill()
+        proc.communicate(timeout=20)
+    part = Path(str(dest(cli, MODEL)) + ".part")
+    kept = part.stat().st_size
+    assert 0 < kept < source(MODEL).stat().st_size
+    assert not dest(cli, MODEL).exists()
+    r = pull_model(cli)
+    assert r.returncode == 0, r.stderr
+    assert_identical_and_ready(cli, MODEL)
+    assert ranges(hub) and ranges(hub)[-1] == kept, "the restart did not resume from the .part"
+
+
+def test_progress_reports_speed_and_eta(cli, hub):
+    hub.add_fault("throttle", path=MODEL, bytes_per_s=1_500_000)
+    r = pull_model(cli, "--progress")
+    assert r.returncode == 0, r.stderr
+    lines = [l for l in r.stderr.splitlines() if l.startswith("[1/1]")]
+    assert len(lines) >= 2
+    assert "/s" in lines[0] and "ETA" in lines[0]

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+// Model facts of the fixture files written by the gguf package, against numbers the fixture script computed from
+// the spec formulas (tests/fixtures/make_models_fixtures.py, EXPECTED.json).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "common/fixture_path.h"
+#include "ember/gguf.h"
+#include "model_facts.h"
+
+namespace ember::models {
+namespace {
+
+nlohmann::json expected() {
+    std::ifstream in(test::fixture_path("models/EXPECTED.json"));
+    return nlohmann::json::parse(in);
+}
+
+ModelFacts facts_of(const std::string& relative) {
+    return read_model_facts(gguf::File::open(test::fixture_path("models/hub/" + relative)));
+}
+
+void expect_shape(const ModelFacts& f, const nlohmann::json& e) {
+    EXPECT_EQ(f.kv_layers, e["kv_layers"].get<uint32_t>());
+    EXPECT_EQ(f.kv_bytes_per_position, e["kv_bytes_per_position"].get<uint64_t>());
+    EXPECT_EQ(f.recurrent_layers, e["recurrent_layers"].get<uint32_t>());
+    EXPECT_EQ(f.recurrent_state_bytes, e["recurrent_state_bytes"].get<uint64_t>());
+    EXPECT_EQ(f.context_length, e["context_length"].get<uint64_t>());
+}
+
+TEST(ModelFactsFixture, MtpModelWithThinkingTemplate) {
+    const ModelFacts f = facts_of("ember-test/Tiny-MTP-GGUF/Tiny-MTP-Q8_0.gguf");
+    expect_shape(f, expected()["mtp_model"]);
+    EXPECT_EQ(f.architecture, "qwen35moe");
+    EXPECT_EQ(f.name, "Tiny MTP");
+    EXPECT_TRUE(f.mtp);
+    EXPECT_FALSE(f.drafted);
+    EXPECT_TRUE(f.chat_template);
+    EXPECT_TRUE(f.thinking_template);
+    EXPECT_EQ(f.main_quant(), "q8_0");
+    ASSERT_EQ(f.quant_types.size(), 2u);
+    EXPECT_EQ(f.quant_types[1].first, "f32");
+    EXPECT_GT(f.weight_bytes, 3u << 20);
+    EXPECT_LT(f.weight_bytes, f.file_bytes);
+}
+
+TEST(ModelFactsFixture, DraftedModel) {
+    const ModelFacts f = facts_of("ember-test/Tiny-DFlash-GGUF/Tiny-DFlash-Q8_0.gguf");
+    const nlohmann::json e = expected()["drafted_model"];
+    expect_shape(f, e);
+    EXPECT_TRUE(f.drafted);
+    EXPECT_FALSE(f.mtp);
+    EXPECT_FALSE(f.thinking_template);
+    EXPECT_EQ(f.draft_bytes, e["draft_bytes"].get<uint64_t>());
+    EXPECT_EQ(f.draft_kv_bytes_per_position, e["draft_kv_bytes_per_position"].get<uint64_t>());
+    EXPECT_EQ(f.draft_block_size, e["draft_block_size"].get<uint32_t>());
+}
+
+TEST(ModelFactsFixture, VisionProjector) {
+    const ModelFacts f = facts_of("ember-test/Tiny-MTP-GGUF/mmproj-F32.gguf");
+    EXPECT_TRUE(f.vision_projector);
+    EXPECT_EQ(f.kv_layers, 0u);
+    EXPECT_EQ(f.recurrent_state_bytes, 0u);
+}
+
+TEST(ModelFacts, ImpossibleBlockCountIsAnErrorNamingTheKey) {
+    gguf::Writer w;
+    w.set("general.architecture", std::string("llama"));
+    w.set("llama.block_count", int64_t(-3));
+    const auto bytes = w.to_bytes();
+    try {
+        read_model_facts(gguf::File::from_memory(bytes, "bad.gguf"));
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "bad.gguf: key 'llama.block_count' is -3, expected 0..100000");
+    }
+}
+
+TEST(ModelFacts, PlainTransformerUsesEveryLayerAndDefaultHeadDim) {
+    gguf::Writer w;
+    w.set("general.architecture", std::string("llama"));
+    w.set("llama.block_count", uint32_t(30));
+    w.set("llama.embedding_length", uint32_t(576));
+    w.set("llama.attention.head_count", uint32_t(9));
+    w.set("llama.attention.head_count_kv", uint32_t(3));
+    w.set("llama.context_length", uint32_t(8192));
+    const auto bytes = w.to_bytes();
+    const ModelFacts f = read_model_facts(gguf::File::from_memory(bytes, "smol.gguf"));
+    EXPECT_EQ(f.kv_layers, 30u);
+    EXPECT_EQ(f.kv_bytes_per_position, 30u * 3 * (64 + 64) * 2);  // head dim 576 / 9 = 64
+    EXPECT_EQ(f.recurrent_state_bytes, 0u);
+}
+
+TEST(ModelFacts, ThinkingTemplateDetection) {
+    EXPECT_TRUE(template_has_thinking("{{ '<|im_start|>assistant\\n<think>\\n' }}"));
+    EXPECT_FALSE(template_has_thinking("{{ messages }}"));
+}
+
+}  // namespace
+}  // namespace ember::models
