@@ -18,6 +18,7 @@ apt_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libpcre2-dev libstb-dev
   python3 python3-venv
+  qt6-base-dev
 )
 
 log() { printf '\033[1m[ember]\033[0m %s\n' "$*" >&2; }
