@@ -65,7 +65,17 @@ Catalog Catalog::fromJson(const QByteArray& json, const QString& sourceName, QSt
         e.verified = o.value(QStringLiteral("verified")).toBool(false);
         e.approxGiB = o.value(QStringLiteral("approx_gib")).toDouble(0);
         e.starter = o.value(QStringLiteral("starter")).toBool(false);
+        const QJsonObject memory = o.value(QStringLiteral("memory")).toObject();
+        e.memory.kvBytesPerPosition = static_cast<quint64>(memory.value(QStringLiteral("kv_bytes_per_position")).toInteger(0));
+        e.memory.recurrentStateBytes = static_cast<quint64>(memory.value(QStringLiteral("recurrent_state_bytes")).toInteger(0));
+        e.memory.draftKvBytesPerPosition =
+            static_cast<quint64>(memory.value(QStringLiteral("draft_kv_bytes_per_position")).toInteger(0));
+        e.memory.speculativeTokens = static_cast<quint32>(memory.value(QStringLiteral("speculative_tokens")).toInteger(0));
         const QString where = QStringLiteral("entry %1 ('%2')").arg(i).arg(e.id);
+        for (const char* key : {"kv_bytes_per_position", "recurrent_state_bytes", "draft_kv_bytes_per_position",
+                                "speculative_tokens"})
+            if (memory.value(QLatin1String(key)).toInteger(0) < 0 || memory.value(QLatin1String(key)).toInteger(0) > (1ll << 40))
+                return fail(where + QStringLiteral(": memory.%1 is out of range").arg(QLatin1String(key)));
         if (e.id.isEmpty() || e.name.isEmpty()) return fail(where + QStringLiteral(": needs an id and a name"));
         if (catalog.find(e.id)) return fail(where + QStringLiteral(": duplicate id"));
         if (!isValidRepoId(e.repo)) return fail(where + QStringLiteral(": repo '%1' is not owner/name").arg(e.repo));

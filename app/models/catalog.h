@@ -25,6 +25,16 @@ struct CatalogFile {
     bool verified = false;  // the name was checked against a public reference
 };
 
+// Memory shape of a unit's model, for the fit estimate before the file is on disk (after the download, the file's
+// own header is read instead). Zero means unknown.
+struct CatalogMemory {
+    quint64 kvBytesPerPosition = 0;
+    quint64 recurrentStateBytes = 0;
+    quint64 draftKvBytesPerPosition = 0;
+    quint32 speculativeTokens = 0;  // tokens a draft may propose: recurrent-state snapshots kept for rollback
+    bool known() const { return kvBytesPerPosition > 0; }
+};
+
 struct CatalogEntry {
     QString id;
     QString name;
@@ -36,6 +46,7 @@ struct CatalogEntry {
     bool verified = false;     // the repository and file names were checked against a public source
     double approxGiB = 0;      // for display before the listing is read; the listing's sizes win
     bool starter = false;      // a small model to try Ember with
+    CatalogMemory memory;
 
     QStringList filePaths() const;
 };

@@ -51,8 +51,35 @@ void FileDownload::start() {
     if (m_state == State::Running || m_state == State::Waiting || m_state == State::Verifying) return;
     m_retries = 0;
     m_error.clear();
+    const QFileInfo final(m_finalPath);
+    if (final.isFile() && final.size() == m_size && !QFile::exists(partPath())) return checkExistingFile();
     m_state = State::Running;
     beginAttempt();
+}
+
+// A file already under its final name (an earlier pull) is hashed instead of downloaded again; a mismatch (a
+// changed or damaged file) is replaced by a fresh download.
+void FileDownload::checkExistingFile() {
+    m_state = State::Verifying;
+    auto* watcher = new QFutureWatcher<QString>(this);
+    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher] {
+        watcher->deleteLater();
+        if (m_state != State::Verifying) return;
+        const QString hex = watcher->result();
+        if (!m_expected.hex.isEmpty() && hex == m_expected.hex) {
+            m_actualHash = hex;
+            m_offset = m_size;
+            m_state = State::Done;
+            Q_EMIT progress(m_size, m_size);
+            Q_EMIT finished(true);
+            return;
+        }
+        qCInfo(lcDownload).noquote() << m_finalPath << "does not match the listing; downloading it again";
+        if (!QFile::remove(m_finalPath)) return fail(QStringLiteral("%1: cannot replace the file").arg(m_finalPath));
+        m_state = State::Running;
+        beginAttempt();
+    });
+    watcher->setFuture(hashFileAsync(m_finalPath, m_expected.kind));
 }
 
 void FileDownload::pause() {

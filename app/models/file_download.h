@@ -49,6 +49,7 @@ Q_SIGNALS:
     void finished(bool ok);
 
 private:
+    void checkExistingFile();
     void beginAttempt();
     void sendRequest(const QUrl& url, int redirects);
     void onMetaData();

@@ -98,3 +98,23 @@ TEST(Catalog, RoleForFileName) {
 
 }  // namespace
 }  // namespace ember::models
+
+namespace ember::models {
+namespace {
+
+TEST(Catalog, BuiltInMemoryHintsFollowTheSpec) {
+    const Catalog c = Catalog::builtIn();
+    // qwen35moe.md §5.6: 10 attention layers x 2 kv heads x (256 + 256) x 2 bytes, + the MTP layer's cache.
+    const CatalogEntry* mtp = c.find(QStringLiteral("qwen3.6-35b-a3b-rocmfp4-mtp-vision"));
+    ASSERT_NE(mtp, nullptr);
+    EXPECT_EQ(mtp->memory.kvBytesPerPosition, 10u * 2 * 512 * 2 + 2048);
+    EXPECT_EQ(mtp->memory.recurrentStateBytes, 30ull * (3 * 8192 + 128 * 4096) * 4);
+    EXPECT_EQ(mtp->memory.speculativeTokens, 3u);
+    const CatalogEntry* plain = c.find(QStringLiteral("qwen3.6-35b-a3b-ud-q4_k_xl"));
+    ASSERT_NE(plain, nullptr);
+    EXPECT_EQ(plain->memory.kvBytesPerPosition, 10u * 2 * 512 * 2);
+    for (const CatalogEntry& e : c.entries()) EXPECT_TRUE(e.memory.known()) << e.id.toStdString();
+}
+
+}  // namespace
+}  // namespace ember::models

@@ -87,14 +87,22 @@ def test_drafted_model_capability(cli):
     assert e["ready"] and e["capabilities"] == ["drafted"]
 
 
-def test_redownload_of_a_ready_unit_is_a_no_op_transfer(cli, hub):
+def test_pull_of_a_present_file_hashes_it_instead_of_downloading(cli, hub):
     assert pull_model(cli).returncode == 0
     n = len(hub.file_requests(MODEL))
-    # The final file exists: a second pull streams it again only if its .part is gone; it must stay identical.
     r = pull_model(cli)
     assert r.returncode == 0, r.stderr
     assert_identical_and_ready(cli, MODEL)
-    assert len(hub.file_requests(MODEL)) >= n
+    assert len(hub.file_requests(MODEL)) == n
+    # A damaged file of the right size is downloaded again.
+    d = dest(cli, MODEL)
+    data = bytearray(d.read_bytes())
+    data[77] ^= 1
+    d.write_bytes(bytes(data))
+    r = pull_model(cli)
+    assert r.returncode == 0, r.stderr
+    assert_identical_and_ready(cli, MODEL)
+    assert len(hub.file_requests(MODEL)) == n + 1
 
 
 # --- faults ----------------------------------------------------------------------------------------------------
@@ -349,3 +357,22 @@ def test_progress_reports_speed_and_eta(cli, hub):
     lines = [l for l in r.stderr.splitlines() if l.startswith("[1/1]")]
     assert len(lines) >= 2
     assert "/s" in lines[0] and "ETA" in lines[0]
+
+
+def test_pause_then_resume(cli, hub):
+    """The library's pause and resume (the app's buttons), through a small driver program."""
+    import os
+    import subprocess
+    hub.add_fault("throttle", path=MODEL, bytes_per_s=2_000_000)
+    driver = Path(os.environ["EMBER_BIN"]) / "download_job_driver"
+    folder = cli.models / REPO
+    r = subprocess.run([str(driver), hub.url, REPO, MODEL, str(folder), "600000"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    seen = json.loads(r.stdout)
+    assert seen["ok"] and seen["error"] == ""
+    assert seen["part_at_pause"] >= 600_000
+    assert seen["part_after_wait"] == seen["part_at_pause"], "bytes were written while paused"
+    assert seen["events_while_paused"] == 0
+    assert (folder / MODEL).read_bytes() == source(MODEL).read_bytes()
+    assert ranges(hub) == [seen["part_at_pause"]], "resume did not continue from the .part"

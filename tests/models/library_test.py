@@ -156,6 +156,23 @@ def test_fit_estimate_of_a_model(cli, tmp_path):
     assert r.returncode == 0 and "fits: needs" in r.stdout
 
 
+def test_fit_before_download_uses_the_listing_and_the_catalog(cli, hub):
+    expected = json.loads((fixture_root() / "EXPECTED.json").read_text())["mtp_model"]
+    r = cli.run("--json", "--context", "8192", "fit", "tiny-mtp-vision")
+    assert r.returncode == 0, r.stderr
+    fit = json.loads(r.stdout)
+    assert fit["weights"] == unit_file(MODEL).stat().st_size  # the listing's size: the file is not here
+    assert fit["projector"] == unit_file("mmproj-F32.gguf").stat().st_size
+    assert fit["kv_cache"] == expected["kv_bytes_per_position"] * 8192
+    assert fit["recurrent_state"] == expected["recurrent_state_bytes"] * 4
+    assert fit["shape_known"] and fit["verdict"] == "fits"
+    assert not (cli.models / UNIT).exists()
+    r = cli.run("fit", "broken")
+    assert r.returncode == 0 and "weights only" in r.stdout
+    r = cli.run("fit", "no-such-id")
+    assert r.returncode == 1 and "no such catalog id" in r.stderr
+
+
 def test_search_the_catalog(cli):
     r = cli.run("--json", "search", "tiny", "vision")
     assert r.returncode == 0, r.stderr
