@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+// A conversation to a prompt with Hugging Face's variable conventions, and the template a GGUF carries.
+#include "ember/chat.h"
+#include "ember/gguf.h"
+
+namespace ember::chat {
+
+std::string apply_template(const Template& tmpl, const RenderRequest& request, const Limits& limits) {
+    nlohmann::ordered_json variables = nlohmann::ordered_json::object();
+    variables["messages"] = request.messages;
+    variables["tools"] = request.tools;
+    variables["documents"] = nullptr;
+    variables["add_generation_prompt"] = request.add_generation_prompt;
+    if (request.bos_token) variables["bos_token"] = *request.bos_token;
+    if (request.eos_token) variables["eos_token"] = *request.eos_token;
+    if (!request.kwargs.is_null()) {
+        if (!request.kwargs.is_object()) throw Error(tmpl.name() + ": template kwargs must be a JSON object");
+        for (const auto& [key, value] : request.kwargs.items()) {
+            if (key == "messages" || key == "tools" || key == "documents" || key == "add_generation_prompt")
+                throw Error(tmpl.name() + ": template kwargs may not set '" + key + "'");
+            variables[key] = value;
+        }
+    }
+    return tmpl.render(variables, limits, request.now);
+}
+
+std::optional<std::string> template_from_gguf(const gguf::File& file) {
+    constexpr std::string_view key = "tokenizer.chat_template";
+    if (!file.has(key)) return std::nullopt;
+    return std::string(file.get_string(key));
+}
+
+}  // namespace ember::chat

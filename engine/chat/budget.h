@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// What one render may spend: evaluation steps, wall time, output bytes, call depth and native stack. Every
+// limit ends the render with a one-line Failure; nothing is left half-done in shared state.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "ember/chat.h"
+
+namespace ember::chat::jinja {
+
+// Every error inside the interpreter. The renderer adds the template name and the position of the node that
+// was being evaluated (except for raise_exception, which is reported as "<name>: <message>").
+class Failure : public std::runtime_error {
+public:
+    enum class Kind { error, raised, limit };
+    Failure(Kind kind, std::string message) : std::runtime_error(std::move(message)), kind_(kind) {}
+    Kind kind() const { return kind_; }
+
+private:
+    Kind kind_;
+};
+
+[[noreturn]] void fail(std::string message);
+
+class Budget {
+public:
+    explicit Budget(const Limits& limits);
+
+    const Limits& limits() const { return limits_; }
+    // One unit of work; loops, copies and string building charge in proportion to their size.
+    void step(uint64_t n = 1) {
+        steps_ += n;
+        if (steps_ > limits_.max_steps || steps_ >= next_clock_check_) slow_check();
+    }
+    // Work proportional to the bytes a string operation produces; also refuses strings above the output limit.
+    void charge_bytes(size_t n) {
+        if (n > limits_.max_output_bytes) string_too_long(n);
+        step(1 + n / 64);
+    }
+    void check_output(size_t total_bytes) const {
+        if (total_bytes > limits_.max_output_bytes) output_too_long();
+    }
+    // Macro and caller recursion.
+    void enter_call();
+    void leave_call() { --depth_; }
+    int value_depth_limit() const { return limits_.max_depth; }
+    // Guards the native stack against deeply nested templates and values.
+    void check_stack() const;
+
+private:
+    void slow_check();
+    [[noreturn]] void string_too_long(size_t n) const;
+    [[noreturn]] void output_too_long() const;
+
+    Limits limits_;
+    uint64_t steps_ = 0;
+    uint64_t next_clock_check_ = 0;
+    int depth_ = 0;
+    std::chrono::steady_clock::time_point deadline_;
+    const char* stack_base_;
+};
+
+class CallDepth {
+public:
+    explicit CallDepth(Budget& budget) : budget_(budget) { budget_.enter_call(); }
+    ~CallDepth() { budget_.leave_call(); }
+    CallDepth(const CallDepth&) = delete;
+    CallDepth& operator=(const CallDepth&) = delete;
+
+private:
+    Budget& budget_;
+};
+
+}  // namespace ember::chat::jinja

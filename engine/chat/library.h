@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+// The built-in library: operators with Python's semantics, filters, tests, the methods of str/list/dict, and
+// the global functions (range, namespace, dict, cycler, joiner, raise_exception, strftime_now).
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chat/ast.h"
+#include "chat/value.h"
+
+namespace ember::chat::jinja {
+
+class Interpreter;
+
+// --- operators (operators.cpp) ---------------------------------------------------------------------------------
+Value binary_op(BinaryOp op, const Value& a, const Value& b, Budget& budget);
+Value unary_op(UnaryOp op, const Value& v);
+bool contains(const Value& container, const Value& item, Budget& budget);  // Python's `item in container`
+Value slice_value(const Value& v, const Value& start, const Value& stop, const Value& step, Budget& budget);
+// Python integer operations that fail on int64 overflow instead of growing.
+int64_t checked_add(int64_t a, int64_t b);
+int64_t checked_mul(int64_t a, int64_t b);
+
+// --- string formatting (format.cpp) ----------------------------------------------------------------------------
+std::string percent_format(const std::string& format, const Value& args, Budget& budget);  // "%s" % args
+std::string brace_format(const std::string& format, const CallArgs& args, Budget& budget);  // str.format
+
+// --- filters, tests, methods, globals --------------------------------------------------------------------------
+bool has_filter(std::string_view name);
+Value apply_filter(Interpreter& interp, std::string_view name, const Value& operand, CallArgs& args);
+bool has_test(std::string_view name);
+bool apply_test(Interpreter& interp, std::string_view name, const Value& operand, CallArgs& args);
+bool has_method(const Value& self, std::string_view name);
+Value call_method(Interpreter& interp, const Value& self, std::string_view name, CallArgs& args);
+bool find_global(std::string_view name, Value& out);
+
+// --- argument binding ------------------------------------------------------------------------------------------
+// Binds positional and keyword arguments to parameter names, Python style; `what` names the callee in errors.
+class ArgReader {
+public:
+    ArgReader(const CallArgs& args, std::string what, std::initializer_list<std::string_view> names);
+    const Value* get(size_t index) const { return values_[index]; }
+    Value get_or(size_t index, Value fallback) const { return values_[index] ? *values_[index] : fallback; }
+    bool has(size_t index) const { return values_[index] != nullptr; }
+
+private:
+    std::vector<const Value*> values_;
+};
+
+// Helpers shared by the library.
+std::string require_string(const Value& v, std::string_view what);  // strings only
+int64_t require_int(const Value& v, std::string_view what);          // int or bool
+std::string html_escape(std::string_view s);                         // markupsafe.escape
+
+}  // namespace ember::chat::jinja

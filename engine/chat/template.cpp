@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+// ember::chat::Template: parsing and rendering, with every internal failure turned into one located line.
+#include <ctime>
+
+#include "chat/ast.h"
+#include "chat/budget.h"
+#include "chat/interpreter.h"
+#include "chat/lexer.h"
+#include "chat/parser.h"
+#include "chat/unicode.h"
+#include "ember/chat.h"
+
+namespace ember::chat {
+
+namespace {
+
+std::string location(const std::string& name, const std::string& source, size_t pos) {
+    pos = std::min(pos, source.size());
+    size_t line = 1, line_start = 0;
+    for (size_t i = 0; i < pos; ++i) {
+        if (source[i] == '\n') {
+            ++line;
+            line_start = i + 1;
+        }
+    }
+    const size_t col = 1 + unicode::length(std::string_view(source).substr(line_start, pos - line_start));
+    return name + ":" + std::to_string(line) + ":" + std::to_string(col);
+}
+
+std::tm to_tm(std::optional<std::chrono::local_seconds> now) {
+    std::tm tm{};
+    if (!now) {
+        const std::time_t t = std::time(nullptr);
+        localtime_r(&t, &tm);
+        return tm;
+    }
+    using namespace std::chrono;
+    const local_days day = floor<days>(*now);
+    const year_month_day ymd{day};
+    const hh_mm_ss<seconds> time{*now - day};
+    tm.tm_year = static_cast<int>(ymd.year()) - 1900;
+    tm.tm_mon = static_cast<int>(static_cast<unsigned>(ymd.month())) - 1;
+    tm.tm_mday = static_cast<int>(static_cast<unsigned>(ymd.day()));
+    tm.tm_hour = static_cast<int>(time.hours().count());
+    tm.tm_min = static_cast<int>(time.minutes().count());
+    tm.tm_sec = static_cast<int>(time.seconds().count());
+    tm.tm_wday = static_cast<int>(weekday{day}.c_encoding());
+    tm.tm_yday = static_cast<int>((day - local_days{ymd.year() / January / 1}).count());
+    tm.tm_isdst = 0;
+    return tm;
+}
+
+}  // namespace
+
+Template Template::parse(std::string source, std::string name) {
+    auto program = std::make_shared<jinja::Program>();
+    program->name = std::move(name);
+    if (const size_t bad = unicode::find_invalid(source); bad != std::string::npos)
+        throw Error(location(program->name, source, bad) + ": invalid UTF-8 in the template");
+    program->source = jinja::normalize_source(source);
+    try {
+        program->body = jinja::parse(jinja::tokenize(program->source));
+    } catch (const jinja::SyntaxError& e) {
+        throw Error(location(program->name, program->source, e.pos) + ": " + e.message);
+    }
+    return Template(std::move(program));
+}
+
+const std::string& Template::name() const { return program_->name; }
+
+std::string Template::render(const nlohmann::ordered_json& variables, const Limits& limits,
+                             std::optional<std::chrono::local_seconds> now) const {
+    const jinja::Program& program = *program_;
+    if (!variables.is_object() && !variables.is_null())
+        throw Error(program.name + ": the template variables must be a JSON object");
+    jinja::Budget budget(limits);
+    jinja::Value values;
+    try {
+        values = variables.is_null() ? jinja::Value::make_dict() : jinja::from_json(variables, budget, "the variables");
+    } catch (const jinja::Failure& f) {
+        throw Error(program.name + ": " + f.what());
+    }
+    jinja::Interpreter interp(program, budget, to_tm(now));
+    try {
+        return interp.render(values);
+    } catch (const jinja::Failure& f) {
+        if (f.kind() == jinja::Failure::Kind::raised) throw Error(program.name + ": " + f.what());
+        throw Error(location(program.name, program.source, interp.position()) + ": " + f.what());
+    }
+}
+
+}  // namespace ember::chat
