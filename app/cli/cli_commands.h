@@ -11,5 +11,6 @@ namespace ember::cli {
 using Args = std::vector<std::string>;
 
 int run_info(const Args& args);
+int run_template(const Args& args);
 
 }  // namespace ember::cli

@@ -20,6 +20,7 @@ struct Command {
 // One line per command, in the order `help` lists them.
 constexpr Command kCommands[] = {
     {"info", ember::cli::run_info, "info FILE             what a model file holds (architecture, drafting, vision)"},
+    {"template", ember::cli::run_template, "template --messages F  render a conversation through a chat template (-m, --template)"},
 };
 
 void print_help(std::ostream& out) {
