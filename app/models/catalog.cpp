@@ -66,15 +66,19 @@ Catalog Catalog::fromJson(const QByteArray& json, const QString& sourceName, QSt
         e.approxGiB = o.value(QStringLiteral("approx_gib")).toDouble(0);
         e.starter = o.value(QStringLiteral("starter")).toBool(false);
         const QJsonObject memory = o.value(QStringLiteral("memory")).toObject();
-        e.memory.kvBytesPerPosition = static_cast<quint64>(memory.value(QStringLiteral("kv_bytes_per_position")).toInteger(0));
-        e.memory.recurrentStateBytes = static_cast<quint64>(memory.value(QStringLiteral("recurrent_state_bytes")).toInteger(0));
+        e.memory.kvBytesPerPosition =
+            static_cast<quint64>(memory.value(QStringLiteral("kv_bytes_per_position")).toInteger(0));
+        e.memory.recurrentStateBytes =
+            static_cast<quint64>(memory.value(QStringLiteral("recurrent_state_bytes")).toInteger(0));
         e.memory.draftKvBytesPerPosition =
             static_cast<quint64>(memory.value(QStringLiteral("draft_kv_bytes_per_position")).toInteger(0));
-        e.memory.speculativeTokens = static_cast<quint32>(memory.value(QStringLiteral("speculative_tokens")).toInteger(0));
+        e.memory.speculativeTokens =
+            static_cast<quint32>(memory.value(QStringLiteral("speculative_tokens")).toInteger(0));
         const QString where = QStringLiteral("entry %1 ('%2')").arg(i).arg(e.id);
-        for (const char* key : {"kv_bytes_per_position", "recurrent_state_bytes", "draft_kv_bytes_per_position",
-                                "speculative_tokens"})
-            if (memory.value(QLatin1String(key)).toInteger(0) < 0 || memory.value(QLatin1String(key)).toInteger(0) > (1ll << 40))
+        for (const char* key :
+             {"kv_bytes_per_position", "recurrent_state_bytes", "draft_kv_bytes_per_position", "speculative_tokens"})
+            if (memory.value(QLatin1String(key)).toInteger(0) < 0 ||
+                memory.value(QLatin1String(key)).toInteger(0) > (1ll << 40))
                 return fail(where + QStringLiteral(": memory.%1 is out of range").arg(QLatin1String(key)));
         if (e.id.isEmpty() || e.name.isEmpty()) return fail(where + QStringLiteral(": needs an id and a name"));
         if (catalog.find(e.id)) return fail(where + QStringLiteral(": duplicate id"));
@@ -98,7 +102,8 @@ Catalog Catalog::fromJson(const QByteArray& json, const QString& sourceName, QSt
             if (file.role == QString::fromLatin1(kRoleModel)) ++models;
             e.files.append(file);
         }
-        if (models != 1) return fail(where + QStringLiteral(": needs exactly one file with role 'model', has %1").arg(models));
+        if (models != 1)
+            return fail(where + QStringLiteral(": needs exactly one file with role 'model', has %1").arg(models));
         catalog.m_entries.append(e);
     }
     return catalog;
@@ -121,9 +126,11 @@ QList<CatalogEntry> Catalog::search(const QString& query) const {
     const QStringList words = query.split(QLatin1Char(' '), Qt::SkipEmptyParts);
     QList<CatalogEntry> out;
     for (const CatalogEntry& e : m_entries) {
-        const QString haystack = QStringList{e.id, e.name, e.repo, e.filePaths().join(QLatin1Char(' ')),
-                                             e.capabilities.join(QLatin1Char(' ')), e.note}
-                                     .join(QLatin1Char(' '));
+        const QString haystack =
+            QStringList{
+                e.id,  e.name, e.repo, e.filePaths().join(QLatin1Char(' ')), e.capabilities.join(QLatin1Char(' ')),
+                e.note}
+                .join(QLatin1Char(' '));
         bool all = true;
         for (const QString& w : words) all = all && haystack.contains(w, Qt::CaseInsensitive);
         if (all) out.append(e);

@@ -43,9 +43,9 @@ struct CatalogEntry {
     QStringList capabilities;  // "thinking", "vision", "drafted", "mtp"
     QString license;
     QString note;
-    bool verified = false;     // the repository and file names were checked against a public source
-    double approxGiB = 0;      // for display before the listing is read; the listing's sizes win
-    bool starter = false;      // a small model to try Ember with
+    bool verified = false;  // the repository and file names were checked against a public source
+    double approxGiB = 0;   // for display before the listing is read; the listing's sizes win
+    bool starter = false;   // a small model to try Ember with
     CatalogMemory memory;
 
     QStringList filePaths() const;

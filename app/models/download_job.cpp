@@ -65,7 +65,8 @@ void DownloadJob::start() {
     m_cancelled = false;
     m_error.clear();
     m_results.clear();
-    if (!isValidRepoId(m_repo)) return finish(false, QStringLiteral("'%1' is not a repository id (owner/name)").arg(m_repo));
+    if (!isValidRepoId(m_repo))
+        return finish(false, QStringLiteral("'%1' is not a repository id (owner/name)").arg(m_repo));
     for (const QString& f : m_requested)
         if (!isSafeRepoPath(f)) return finish(false, QStringLiteral("%1: '%2' is not a safe file path").arg(m_repo, f));
     m_listingFetch = new HubListing(m_network, m_settings, m_repo, this);
@@ -78,7 +79,8 @@ void DownloadJob::onListing() {
     m_listing = m_listingFetch->files();
     QList<HubFile> wanted;
     for (const QString& path : m_requested) {
-        const auto it = std::find_if(m_listing.begin(), m_listing.end(), [&](const HubFile& f) { return f.path == path; });
+        const auto it =
+            std::find_if(m_listing.begin(), m_listing.end(), [&](const HubFile& f) { return f.path == path; });
         if (it == m_listing.end())
             return finish(false, QStringLiteral("%1: no file '%2' in the repository listing (%3)")
                                      .arg(m_repo, path, listingUrl(m_settings, m_repo).toString()));
@@ -93,7 +95,10 @@ void DownloadJob::onListing() {
     if (storage.isValid() && storage.bytesAvailable() < needed + kDiskMargin)
         return finish(false, QStringLiteral("%1: not enough disk space: the download needs %2 bytes (+%3 spare), "
                                             "%4 bytes are free")
-                                 .arg(m_destDir).arg(needed).arg(kDiskMargin).arg(storage.bytesAvailable()));
+                                 .arg(m_destDir)
+                                 .arg(needed)
+                                 .arg(kDiskMargin)
+                                 .arg(storage.bytesAvailable()));
 
     m_total = 0;
     for (const HubFile& f : wanted) {
@@ -126,8 +131,8 @@ void DownloadJob::startNextFile() {
         return finish(ok, ok ? QString() : QStringLiteral("%1: some files failed").arg(m_repo));
     }
     const JobFileResult& r = m_results[m_current];
-    m_download = new FileDownload(m_network, m_settings, resolveUrl(m_settings, m_repo, r.hub.path), r.path,
-                                  r.hub.size, r.checked, this);
+    m_download = new FileDownload(m_network, m_settings, resolveUrl(m_settings, m_repo, r.hub.path), r.path, r.hub.size,
+                                  r.checked, this);
     connect(m_download, &FileDownload::progress, this, [this](qint64 received, qint64) { reportProgress(received); });
     connect(m_download, &FileDownload::finished, this, &DownloadJob::onFileFinished);
     m_download->start();

@@ -25,20 +25,20 @@ class FileDownload;
 class HubListing;
 
 struct JobProgress {
-    qint64 received = 0;        // bytes on disk across the job's files
+    qint64 received = 0;  // bytes on disk across the job's files
     qint64 total = 0;
     double bytesPerSecond = 0;  // smoothed
     qint64 etaSeconds = -1;     // -1 while unknown
     QString currentFile;
-    int fileIndex = 0;          // 1-based
+    int fileIndex = 0;  // 1-based
     int fileCount = 0;
 };
 
 struct JobFileResult {
     HubFile hub;
-    QString path;        // the final path
-    bool ready = false;  // hash matched and, for GGUF, the validator accepted it
-    QString error;       // what failed, when not ready
+    QString path;          // the final path
+    bool ready = false;    // hash matched and, for GGUF, the validator accepted it
+    QString error;         // what failed, when not ready
     ExpectedHash checked;  // the hash that was checked (sha256 or git oid)
 };
 
@@ -46,8 +46,8 @@ class DownloadJob : public QObject {
     Q_OBJECT
 public:
     // `files`: repository paths to fetch into `destDir` (kept relative: "sub/x.gguf" lands in destDir/sub/x.gguf).
-    DownloadJob(QNetworkAccessManager* network, HubSettings settings, QString repo, QStringList files,
-                QString destDir, QObject* parent = nullptr);
+    DownloadJob(QNetworkAccessManager* network, HubSettings settings, QString repo, QStringList files, QString destDir,
+                QObject* parent = nullptr);
     ~DownloadJob() override;
 
     void start();

@@ -185,10 +185,14 @@ void FileDownload::onMetaData() {
         } else if (start != m_offset || (total >= 0 && total != m_size) || end >= m_size) {
             m_attemptError = QStringLiteral("%1: Content-Range '%2' does not match the request from byte %3 of %4")
                                  .arg(where, QString::fromLatin1(reply->rawHeader("Content-Range")))
-                                 .arg(m_offset).arg(m_size);
+                                 .arg(m_offset)
+                                 .arg(m_size);
         } else if (length >= 0 && length != end - start + 1) {
-            m_attemptError = QStringLiteral("%1: wrong Content-Length %2 for range %3-%4").arg(where).arg(length)
-                                 .arg(start).arg(end);
+            m_attemptError = QStringLiteral("%1: wrong Content-Length %2 for range %3-%4")
+                                 .arg(where)
+                                 .arg(length)
+                                 .arg(start)
+                                 .arg(end);
         }
     } else if (status == 200) {
         if (m_offset > 0) {  // the server ignored the Range: start over
@@ -199,8 +203,10 @@ void FileDownload::onMetaData() {
             m_attemptStart = 0;
         }
         if (length >= 0 && length != m_size)
-            m_attemptError = QStringLiteral("%1: wrong Content-Length %2, the listing says %3 bytes").arg(where)
-                                 .arg(length).arg(m_size);
+            m_attemptError = QStringLiteral("%1: wrong Content-Length %2, the listing says %3 bytes")
+                                 .arg(where)
+                                 .arg(length)
+                                 .arg(m_size);
     } else {
         return;  // redirects and errors are handled when the reply finishes; their bodies are not the file
     }
@@ -222,7 +228,8 @@ void FileDownload::onReadyRead() {
     if (data.isEmpty()) return;
     if (m_offset + data.size() > m_size) {
         m_attemptError = QStringLiteral("%1: the server sent more than the listed %2 bytes")
-                             .arg(reply->url().toString()).arg(m_size);
+                             .arg(reply->url().toString())
+                             .arg(m_size);
         reply->abort();
         return;
     }
@@ -232,7 +239,9 @@ void FileDownload::onReadyRead() {
         const QString why = m_part.errorString();
         m_part.resize(m_offset);
         m_fatalError = QStringLiteral("%1: write failed after %2 bytes: %3 (is the disk full?)")
-                           .arg(partPath()).arg(m_offset).arg(why);
+                           .arg(partPath())
+                           .arg(m_offset)
+                           .arg(why);
         reply->abort();
         return;
     }
@@ -256,15 +265,16 @@ void FileDownload::onFinished(QNetworkReply* reply, int redirects) {
         if (!target.isValid() || target.isEmpty())
             return fail(QStringLiteral("%1: HTTP %2 without a Location").arg(where).arg(status));
         if (redirects >= m_settings.maxRedirects)
-            return fail(QStringLiteral("%1: more than %2 redirects").arg(m_url.toString()).arg(m_settings.maxRedirects));
+            return fail(
+                QStringLiteral("%1: more than %2 redirects").arg(m_url.toString()).arg(m_settings.maxRedirects));
         if (target.scheme() != QStringLiteral("http") && target.scheme() != QStringLiteral("https"))
             return fail(QStringLiteral("%1: redirect to unsupported URL %2").arg(where, target.toString()));
         return sendRequest(target, redirects + 1);
     }
     if (status == 404) return fail(QStringLiteral("%1: HTTP 404 Not Found").arg(where));
     if (status == 401 || status == 403)
-        return fail(QStringLiteral("%1: HTTP %2: access denied (a gated repository needs a hub token)").arg(where)
-                        .arg(status));
+        return fail(
+            QStringLiteral("%1: HTTP %2: access denied (a gated repository needs a hub token)").arg(where).arg(status));
     if (status == 416) {
         if (m_offset == m_size) return finishStreaming();
         qCInfo(lcDownload) << where << "answered 416 for bytes" << m_offset << "- ; starting over";
@@ -280,11 +290,10 @@ void FileDownload::onFinished(QNetworkReply* reply, int redirects) {
                                 : reply->errorString();
         return retryLater(QStringLiteral("%1: %2 after %3 of %4 bytes").arg(where, why).arg(m_offset).arg(m_size));
     }
-    if (status != 200 && status != 206)
-        return retryLater(QStringLiteral("%1: HTTP %2").arg(where).arg(status));
+    if (status != 200 && status != 206) return retryLater(QStringLiteral("%1: HTTP %2").arg(where).arg(status));
     if (m_offset < m_size)
-        return retryLater(QStringLiteral("%1: body ended after %2 of %3 bytes (truncated)").arg(where).arg(m_offset)
-                              .arg(m_size));
+        return retryLater(
+            QStringLiteral("%1: body ended after %2 of %3 bytes (truncated)").arg(where).arg(m_offset).arg(m_size));
     finishStreaming();
 }
 
@@ -293,8 +302,8 @@ void FileDownload::retryLater(const QString& why) {
         return fail(QStringLiteral("%1 (gave up after %2 retries)").arg(why).arg(m_retries));
     const int delay = std::min(kMaxBackoffMs, m_settings.retryBaseMs << std::min(m_retries, 16));
     ++m_retries;
-    qCWarning(lcDownload).noquote() << why << QStringLiteral("- retry %1 of %2 in %3 ms")
-                                                  .arg(m_retries).arg(m_settings.maxRetries).arg(delay);
+    qCWarning(lcDownload).noquote()
+        << why << QStringLiteral("- retry %1 of %2 in %3 ms").arg(m_retries).arg(m_settings.maxRetries).arg(delay);
     m_state = State::Waiting;
     m_retryTimer.start(delay);
 }
@@ -333,8 +342,9 @@ void FileDownload::checkFromDisk() {
         }
         std::error_code ec;
         std::filesystem::rename(partPath().toStdString(), m_finalPath.toStdString(), ec);
-        if (ec) return fail(QStringLiteral("%1: cannot rename to %2: %3")
-                                .arg(partPath(), m_finalPath, QString::fromStdString(ec.message())));
+        if (ec)
+            return fail(QStringLiteral("%1: cannot rename to %2: %3")
+                            .arg(partPath(), m_finalPath, QString::fromStdString(ec.message())));
         QFile::remove(metaPath());
         m_state = State::Done;
         Q_EMIT progress(m_size, m_size);

@@ -17,7 +17,9 @@ QCryptographicHash::Algorithm algorithm(HashKind kind) {
     return kind == HashKind::Sha256 ? QCryptographicHash::Sha256 : QCryptographicHash::Sha1;
 }
 
-QByteArray gitBlobHeader(qint64 size) { return "blob " + QByteArray::number(size) + '\0'; }
+QByteArray gitBlobHeader(qint64 size) {
+    return "blob " + QByteArray::number(size) + '\0';
+}
 
 }  // namespace
 
@@ -69,45 +71,57 @@ StreamHasher::~StreamHasher() {
 }
 
 void StreamHasher::reset(HashKind kind, qint64 totalSize, const QString& existingPath, qint64 prefixBytes) {
-    QMetaObject::invokeMethod(m_worker, [state = m_state, kind, totalSize, existingPath, prefixBytes] {
-        state->hash = std::make_unique<QCryptographicHash>(algorithm(kind));
-        state->error.clear();
-        if (kind == HashKind::GitBlobSha1) state->hash->addData(gitBlobHeader(totalSize));
-        if (prefixBytes <= 0) return;
-        QFile file(existingPath);
-        if (!file.open(QIODevice::ReadOnly)) {
-            state->error = QStringLiteral("%1: cannot read: %2").arg(existingPath, file.errorString());
-            return;
-        }
-        qint64 left = prefixBytes;
-        while (left > 0) {
-            const QByteArray chunk = file.read(std::min(left, kReadChunk));
-            if (chunk.isEmpty()) {
-                state->error = QStringLiteral("%1: shorter than %2 bytes").arg(existingPath).arg(prefixBytes);
+    QMetaObject::invokeMethod(
+        m_worker,
+        [state = m_state, kind, totalSize, existingPath, prefixBytes] {
+            state->hash = std::make_unique<QCryptographicHash>(algorithm(kind));
+            state->error.clear();
+            if (kind == HashKind::GitBlobSha1) state->hash->addData(gitBlobHeader(totalSize));
+            if (prefixBytes <= 0) return;
+            QFile file(existingPath);
+            if (!file.open(QIODevice::ReadOnly)) {
+                state->error = QStringLiteral("%1: cannot read: %2").arg(existingPath, file.errorString());
                 return;
             }
-            state->hash->addData(chunk);
-            left -= chunk.size();
-        }
-    }, Qt::QueuedConnection);
+            qint64 left = prefixBytes;
+            while (left > 0) {
+                const QByteArray chunk = file.read(std::min(left, kReadChunk));
+                if (chunk.isEmpty()) {
+                    state->error = QStringLiteral("%1: shorter than %2 bytes").arg(existingPath).arg(prefixBytes);
+                    return;
+                }
+                state->hash->addData(chunk);
+                left -= chunk.size();
+            }
+        },
+        Qt::QueuedConnection);
 }
 
 void StreamHasher::addData(const QByteArray& chunk) {
-    QMetaObject::invokeMethod(m_worker, [state = m_state, chunk] {
-        if (state->hash) state->hash->addData(chunk);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_worker,
+        [state = m_state, chunk] {
+            if (state->hash) state->hash->addData(chunk);
+        },
+        Qt::QueuedConnection);
 }
 
 void StreamHasher::result(QObject* context, std::function<void(QString, QString)> done) {
     QPointer<QObject> guard(context);
-    QMetaObject::invokeMethod(m_worker, [state = m_state, guard, done = std::move(done)] {
-        const QString hex = state->hash ? QString::fromLatin1(state->hash->result().toHex()) : QString();
-        const QString error = state->error;
-        // Posted to the application object, which outlives every context; the guard is read on its thread.
-        QMetaObject::invokeMethod(QCoreApplication::instance(), [guard, done, hex, error] {
-            if (guard) done(hex, error);
-        }, Qt::QueuedConnection);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_worker,
+        [state = m_state, guard, done = std::move(done)] {
+            const QString hex = state->hash ? QString::fromLatin1(state->hash->result().toHex()) : QString();
+            const QString error = state->error;
+            // Posted to the application object, which outlives every context; the guard is read on its thread.
+            QMetaObject::invokeMethod(
+                QCoreApplication::instance(),
+                [guard, done, hex, error] {
+                    if (guard) done(hex, error);
+                },
+                Qt::QueuedConnection);
+        },
+        Qt::QueuedConnection);
 }
 
 }  // namespace ember::models

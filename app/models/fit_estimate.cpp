@@ -16,7 +16,9 @@ uint64_t saturating_mul(uint64_t a, uint64_t b) {
     return a * b;
 }
 
-uint64_t saturating_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+uint64_t saturating_add(uint64_t a, uint64_t b) {
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 
 }  // namespace
 
@@ -62,9 +64,12 @@ FitReport estimate_fit(const FitInput& input, const MemoryBudget& budget) {
 
 std::string_view verdict_name(FitVerdict verdict) {
     switch (verdict) {
-        case FitVerdict::Fits: return "fits";
-        case FitVerdict::Tight: return "tight";
-        case FitVerdict::WontFit: return "won't fit";
+        case FitVerdict::Fits:
+            return "fits";
+        case FitVerdict::Tight:
+            return "tight";
+        case FitVerdict::WontFit:
+            return "won't fit";
     }
     return "won't fit";
 }

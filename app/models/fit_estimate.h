@@ -32,8 +32,8 @@ struct FitInput {
 FitInput fit_input(const ModelFacts& model, uint64_t context, uint64_t projector_bytes = 0);
 
 struct MemoryBudget {
-    uint64_t system_total = 0;       // MemTotal
-    uint64_t system_available = 0;   // MemAvailable
+    uint64_t system_total = 0;          // MemTotal
+    uint64_t system_available = 0;      // MemAvailable
     std::optional<uint64_t> gpu_total;  // device-local memory; unknown until a backend reports it
 };
 
@@ -47,8 +47,8 @@ struct FitReport {
     uint64_t draft_kv_cache = 0;
     uint64_t recurrent_state = 0;
     uint64_t total = 0;
-    uint64_t capacity = 0;       // the memory the verdict was made against
-    bool against_gpu = false;    // capacity is the GPU's (else the system's)
+    uint64_t capacity = 0;     // the memory the verdict was made against
+    bool against_gpu = false;  // capacity is the GPU's (else the system's)
     FitVerdict verdict = FitVerdict::WontFit;
 };
 

@@ -81,7 +81,8 @@ bool parseListing(const QByteArray& json, QList<HubFile>& out, QString& error) {
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
-        error = QStringLiteral("listing is not JSON (%1 at byte %2)").arg(parseError.errorString()).arg(parseError.offset);
+        error =
+            QStringLiteral("listing is not JSON (%1 at byte %2)").arg(parseError.errorString()).arg(parseError.offset);
         return false;
     }
     if (!doc.isArray()) {
@@ -122,6 +123,13 @@ void HubListing::fetch(const QUrl& url, int redirects) {
     QNetworkRequest request = hubRequest(m_settings, url);
     request.setTransferTimeout(m_settings.stallTimeoutMs);
     QNetworkReply* reply = m_network->get(request);
+    // A listing is JSON text: a body past the limit is cut off as it arrives, not buffered whole.
+    connect(reply, &QNetworkReply::downloadProgress, reply, [reply](qint64 received, qint64) {
+        if (received > kMaxListingPageBytes) {
+            reply->setProperty("tooLarge", true);
+            reply->abort();
+        }
+    });
     connect(reply, &QNetworkReply::finished, this, [this, reply, redirects] { onFinished(reply, redirects); });
 }
 
@@ -129,6 +137,8 @@ void HubListing::onFinished(QNetworkReply* reply, int redirects) {
     reply->deleteLater();
     const QUrl url = reply->url();
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (reply->property("tooLarge").toBool() || reply->bytesAvailable() > kMaxListingPageBytes)
+        return Q_EMIT failed(QStringLiteral("%1: listing page is larger than 64 MiB").arg(url.toString()));
     if (status >= 300 && status < 400) {
         const QUrl target = url.resolved(reply->header(QNetworkRequest::LocationHeader).toUrl());
         if (redirects >= m_settings.maxRedirects || !target.isValid())
@@ -139,14 +149,13 @@ void HubListing::onFinished(QNetworkReply* reply, int redirects) {
         const QString why = status ? QStringLiteral("HTTP %1").arg(status) : reply->errorString();
         if (status == 404)
             return Q_EMIT failed(QStringLiteral("%1: HTTP 404: no repository '%2' on %3")
-                                   .arg(url.toString(), m_repo, m_settings.baseUrl.toString()));
+                                     .arg(url.toString(), m_repo, m_settings.baseUrl.toString()));
         if (status == 401 || status == 403)
             return Q_EMIT failed(QStringLiteral("%1: HTTP %2: the repository needs a hub token (--token or HF_TOKEN)")
-                                   .arg(url.toString()).arg(status));
+                                     .arg(url.toString())
+                                     .arg(status));
         return Q_EMIT failed(QStringLiteral("%1: listing failed: %2").arg(url.toString(), why));
     }
-    if (reply->bytesAvailable() > kMaxListingPageBytes)
-        return Q_EMIT failed(QStringLiteral("%1: listing page is larger than 64 MiB").arg(url.toString()));
     QString error;
     if (!parseListing(reply->readAll(), m_files, error))
         return Q_EMIT failed(QStringLiteral("%1: %2").arg(url.toString(), error));

@@ -25,7 +25,7 @@ struct HubSettings {
     int maxRedirects = 10;
     int stallTimeoutMs = 60000;  // a transfer that receives nothing for this long is aborted and retried
     int maxRetries = 5;
-    int retryBaseMs = 1000;      // backoff: base, 2 x base, 4 x base, ... capped at 60 s
+    int retryBaseMs = 1000;  // backoff: base, 2 x base, 4 x base, ... capped at 60 s
 };
 
 // One file of a repository as the listing describes it.

@@ -27,8 +27,12 @@ namespace {
 constexpr qint64 kMaxStateBytes = 64ll << 20;
 constexpr qint64 kMaxTemplateBytes = 4ll << 20;
 
-QString statusReady() { return QString::fromLatin1(kStatusReady); }
-QString statusFailed() { return QString::fromLatin1(kStatusFailed); }
+QString statusReady() {
+    return QString::fromLatin1(kStatusReady);
+}
+QString statusFailed() {
+    return QString::fromLatin1(kStatusFailed);
+}
 
 QJsonObject toJson(const LibraryFile& f, const QString& storedPath) {
     QJsonObject o;
@@ -47,8 +51,10 @@ void hashFromHfBlob(LibraryFile& f) {
     const QString target = QFileInfo(f.path).symLinkTarget();
     const QString blob = QFileInfo(target).fileName();
     static const QRegularExpression hex64(QStringLiteral("^[0-9a-f]{64}$")), hex40(QStringLiteral("^[0-9a-f]{40}$"));
-    if (hex64.match(blob).hasMatch()) f.sha256 = blob;
-    else if (hex40.match(blob).hasMatch()) f.gitOid = blob;
+    if (hex64.match(blob).hasMatch())
+        f.sha256 = blob;
+    else if (hex40.match(blob).hasMatch())
+        f.gitOid = blob;
 }
 
 QString validateGgufFile(const QString& path) {
@@ -95,7 +101,9 @@ QString Library::defaultHfCacheFolder() {
     return QDir::homePath() + QStringLiteral("/.cache/huggingface/hub");
 }
 
-QString Library::stateFile() const { return QDir(m_folder).filePath(QStringLiteral("library.json")); }
+QString Library::stateFile() const {
+    return QDir(m_folder).filePath(QStringLiteral("library.json"));
+}
 
 QString Library::relativeOrAbsolute(const QString& path) const {
     const QString rel = QDir(m_folder).relativeFilePath(path);
@@ -113,7 +121,8 @@ bool Library::load(QString* error) {
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
     if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
-        if (error) *error = QStringLiteral("%1: not a library state file (%2)").arg(stateFile(), parseError.errorString());
+        if (error)
+            *error = QStringLiteral("%1: not a library state file (%2)").arg(stateFile(), parseError.errorString());
         return false;
     }
     for (const QJsonValue& v : doc.object().value(QStringLiteral("models")).toArray()) {
@@ -212,7 +221,8 @@ bool Library::remove(const QString& id, QStringList* deleted, QString* error) {
             const QString root = m_folder + QLatin1Char('/');
             for (const LibraryFile& f : e.files) {
                 if (!QFileInfo(f.path).absoluteFilePath().startsWith(root)) continue;
-                for (const QString& p : {f.path, f.path + QStringLiteral(".part"), f.path + QStringLiteral(".part.json")})
+                for (const QString& p :
+                     {f.path, f.path + QStringLiteral(".part"), f.path + QStringLiteral(".part.json")})
                     if (QFile::exists(p)) {
                         if (!QFile::remove(p)) {
                             if (error) *error = QStringLiteral("%1: cannot delete").arg(p);
@@ -241,14 +251,15 @@ LibraryEntry Library::entryForLocalFile(const QString& modelPath, const QString&
     m.size = model.size();
     e.files.append(m);
     const QDir dir = model.absoluteDir();
-    QStringList companions = dir.entryList({QStringLiteral("mmproj*.gguf"), QStringLiteral("MMPROJ*.gguf")},
-                                           QDir::Files, QDir::Name);
+    QStringList companions =
+        dir.entryList({QStringLiteral("mmproj*.gguf"), QStringLiteral("MMPROJ*.gguf")}, QDir::Files, QDir::Name);
     companions.removeDuplicates();
     if (!companions.isEmpty()) {
         // With several projectors, prefer one whose name shares the model's stem, else the first.
         QString pick = companions.first();
         for (const QString& c : companions)
-            if (model.completeBaseName().contains(QFileInfo(c).completeBaseName().mid(7), Qt::CaseInsensitive)) pick = c;
+            if (model.completeBaseName().contains(QFileInfo(c).completeBaseName().mid(7), Qt::CaseInsensitive))
+                pick = c;
         LibraryFile p;
         p.path = dir.absoluteFilePath(pick);
         p.role = QString::fromLatin1(kRoleProjector);
@@ -285,8 +296,8 @@ QList<LibraryEntry> Library::scanHfCache() const {
     for (const QString& repoDir : cache.entryList({QStringLiteral("models--*")}, QDir::Dirs)) {
         const QStringList parts = repoDir.mid(8).split(QStringLiteral("--"));
         const QString repo = parts.join(QLatin1Char('/'));
-        QDirIterator it(cache.filePath(repoDir + QStringLiteral("/snapshots")), {QStringLiteral("*.gguf")},
-                        QDir::Files, QDirIterator::Subdirectories);
+        QDirIterator it(cache.filePath(repoDir + QStringLiteral("/snapshots")), {QStringLiteral("*.gguf")}, QDir::Files,
+                        QDirIterator::Subdirectories);
         while (it.hasNext()) {
             const QFileInfo info(it.next());
             if (!isModelFile(info)) continue;
@@ -317,7 +328,8 @@ ModelSummary summarize(const LibraryEntry& entry) {
                 s.projectorBytes = static_cast<qint64>(projector.weight_bytes);
             } else if (f.role == QString::fromLatin1(kRoleTemplate)) {
                 QFile t(f.path);
-                if (t.open(QIODevice::ReadOnly)) thinking = thinking || template_has_thinking(t.read(kMaxTemplateBytes).toStdString());
+                if (t.open(QIODevice::ReadOnly))
+                    thinking = thinking || template_has_thinking(t.read(kMaxTemplateBytes).toStdString());
             }
         } catch (const std::exception& e) {
             if (f.role == QString::fromLatin1(kRoleModel)) s.factsError = QString::fromStdString(e.what());
@@ -364,8 +376,9 @@ LibraryEntry verifyEntry(LibraryEntry entry) {
             const QString hex = hashFile(f.path, HashKind::GitBlobSha1, &error);
             if (hex != f.gitOid) {
                 f.status = statusFailed();
-                f.error = hex.isEmpty() ? error
-                                        : QStringLiteral("%1: git oid mismatch: expected %2, got %3").arg(f.path, f.gitOid, hex);
+                f.error = hex.isEmpty()
+                              ? error
+                              : QStringLiteral("%1: git oid mismatch: expected %2, got %3").arg(f.path, f.gitOid, hex);
                 continue;
             }
         }
@@ -382,7 +395,11 @@ LibraryEntry verifyEntry(LibraryEntry entry) {
     return entry;
 }
 
-QFuture<LibraryEntry> verifyAsync(const LibraryEntry& entry) { return QtConcurrent::run(verifyEntry, entry); }
+QFuture<ModelSummary> summarizeAsync(const LibraryEntry& entry) { return QtConcurrent::run(summarize, entry); }
+
+QFuture<LibraryEntry> verifyAsync(const LibraryEntry& entry) {
+    return QtConcurrent::run(verifyEntry, entry);
+}
 
 LibraryEntry importModel(const QString& path) {
     LibraryEntry entry = Library::entryForLocalFile(path, QStringLiteral("import"));

@@ -51,19 +51,19 @@ struct LibraryEntry {
 // A library entry with what its files say about themselves.
 struct ModelSummary {
     LibraryEntry entry;
-    ModelFacts facts;              // of the model file
-    QString factsError;            // when the model file could not be read
-    qint64 projectorBytes = 0;     // tensor bytes of a paired vision projector
-    QStringList capabilities;      // "thinking", "vision", "drafted", "mtp": read from the files
-    QStringList quantTypes;        // largest first
+    ModelFacts facts;           // of the model file
+    QString factsError;         // when the model file could not be read
+    qint64 projectorBytes = 0;  // tensor bytes of a paired vision projector
+    QStringList capabilities;   // "thinking", "vision", "drafted", "mtp": read from the files
+    QStringList quantTypes;     // largest first
 };
 
 class Library {
 public:
     explicit Library(QString folder, QString hfCacheFolder = defaultHfCacheFolder());
 
-    static QString defaultFolder();          // $EMBER_MODELS_DIR or <data>/ember/models
-    static QString defaultHfCacheFolder();   // $HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub
+    static QString defaultFolder();         // $EMBER_MODELS_DIR or <data>/ember/models
+    static QString defaultHfCacheFolder();  // $HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub
 
     const QString& folder() const { return m_folder; }
     QString stateFile() const;
@@ -96,8 +96,10 @@ private:
     QList<LibraryEntry> m_entries;
 };
 
-// Reads the model facts and capabilities of an entry's files (opens each GGUF; no hashing). Blocking but cheap.
+// Reads the model facts and capabilities of an entry's files (opens each GGUF; no hashing). Blocking but cheap:
+// a GUI calls summarizeAsync.
 ModelSummary summarize(const LibraryEntry& entry);
+QFuture<ModelSummary> summarizeAsync(const LibraryEntry& entry);
 
 // The "Verify" action: re-hashes every file (against the recorded or hub hash; the blob name in the Hugging Face
 // cache), validates GGUF files, and returns the entry with updated statuses. Blocking: use verifyAsync on a GUI.

@@ -88,7 +88,8 @@ void read_memory_shape(const gguf::File& file, ModelFacts& facts) {
         if (k_dim < 0 || v_dim < 0)
             throw Error(file.name() + ": negative attention key/value length in '" + facts.architecture + ".*'");
         ++facts.kv_layers;
-        facts.kv_bytes_per_position += static_cast<uint64_t>(n_head_kv) * static_cast<uint64_t>(k_dim + v_dim) * kF16Bytes;
+        facts.kv_bytes_per_position +=
+            static_cast<uint64_t>(n_head_kv) * static_cast<uint64_t>(k_dim + v_dim) * kF16Bytes;
     }
 
     if (facts.recurrent_layers > 0) {
@@ -115,13 +116,15 @@ void read_draft_shape(const gguf::File& file, ModelFacts& facts) {
     const int64_t v_dim = file.get_int("dflash.attention.value_length", default_dim);
     if (layers < 0 || layers > kMaxLayers || n_head_kv < 0 || k_dim < 0 || v_dim < 0)
         throw Error(file.name() + ": impossible DFlash draft shape in 'dflash.*' keys");
-    facts.draft_kv_bytes_per_position =
-        static_cast<uint64_t>(layers) * static_cast<uint64_t>(n_head_kv) * static_cast<uint64_t>(k_dim + v_dim) * kF16Bytes;
+    facts.draft_kv_bytes_per_position = static_cast<uint64_t>(layers) * static_cast<uint64_t>(n_head_kv) *
+                                        static_cast<uint64_t>(k_dim + v_dim) * kF16Bytes;
 }
 
 }  // namespace
 
-bool template_has_thinking(std::string_view jinja) { return jinja.find("<think>") != std::string_view::npos; }
+bool template_has_thinking(std::string_view jinja) {
+    return jinja.find("<think>") != std::string_view::npos;
+}
 
 ModelFacts read_model_facts(const gguf::File& file) {
     const gguf::Capabilities caps = gguf::describe(file);
@@ -133,9 +136,11 @@ ModelFacts read_model_facts(const gguf::File& file) {
     facts.drafted = caps.has_dflash();
     facts.vision_projector = caps.vision_projector;
     facts.chat_template = caps.has_chat_template;
-    if (facts.chat_template) facts.thinking_template = template_has_thinking(file.get_string("tokenizer.chat_template"));
+    if (facts.chat_template)
+        facts.thinking_template = template_has_thinking(file.get_string("tokenizer.chat_template"));
     if (!facts.architecture.empty())
-        facts.context_length = static_cast<uint64_t>(std::max<int64_t>(file.get_int(facts.architecture + ".context_length", 0), 0));
+        facts.context_length =
+            static_cast<uint64_t>(std::max<int64_t>(file.get_int(facts.architecture + ".context_length", 0), 0));
 
     std::map<std::string, uint64_t> by_type;
     for (const gguf::TensorInfo& t : file.tensors()) {

@@ -19,8 +19,8 @@ class File;
 namespace ember::models {
 
 struct ModelFacts {
-    std::string architecture;     // general.architecture
-    std::string name;             // general.name
+    std::string architecture;  // general.architecture
+    std::string name;          // general.name
     uint64_t file_bytes = 0;
     uint64_t weight_bytes = 0;    // every tensor, the draft and the MTP head included
     uint64_t draft_bytes = 0;     // tensors named dflash.*
@@ -29,18 +29,18 @@ struct ModelFacts {
     std::vector<std::pair<std::string, uint64_t>> quant_types;
 
     // Capabilities read from the file.
-    bool mtp = false;                 // an MTP (nextn) head with its tensors
-    bool drafted = false;             // an embedded DFlash draft
-    uint32_t draft_block_size = 0;    // dflash.block_size (16 when drafted and absent)
-    bool vision_projector = false;    // clip.* keys: the file is an mmproj
-    bool chat_template = false;       // tokenizer.chat_template present
-    bool thinking_template = false;   // the embedded template opens a <think> block
+    bool mtp = false;                // an MTP (nextn) head with its tensors
+    bool drafted = false;            // an embedded DFlash draft
+    uint32_t draft_block_size = 0;   // dflash.block_size (16 when drafted and absent)
+    bool vision_projector = false;   // clip.* keys: the file is an mmproj
+    bool chat_template = false;      // tokenizer.chat_template present
+    bool thinking_template = false;  // the embedded template opens a <think> block
 
     // Memory shape, per sequence.
-    uint32_t kv_layers = 0;                  // layers that keep a KV cache (trunk attention layers + MTP layers)
-    uint64_t kv_bytes_per_position = 0;      // at f16, all KV layers
-    uint32_t recurrent_layers = 0;           // Gated-DeltaNet / SSM layers
-    uint64_t recurrent_state_bytes = 0;      // conv + SSM state of all recurrent layers, fp32
+    uint32_t kv_layers = 0;                    // layers that keep a KV cache (trunk attention layers + MTP layers)
+    uint64_t kv_bytes_per_position = 0;        // at f16, all KV layers
+    uint32_t recurrent_layers = 0;             // Gated-DeltaNet / SSM layers
+    uint64_t recurrent_state_bytes = 0;        // conv + SSM state of all recurrent layers, fp32
     uint64_t draft_kv_bytes_per_position = 0;  // the DFlash draft's own KV cache, at f16
 
     // The quant type holding most weight bytes, or "" for a file without tensors.

@@ -8,7 +8,9 @@
 namespace ember::models {
 namespace {
 
-Catalog parse(const char* json, QString* error) { return Catalog::fromJson(QByteArray(json), QStringLiteral("c.json"), error); }
+Catalog parse(const char* json, QString* error) {
+    return Catalog::fromJson(QByteArray(json), QStringLiteral("c.json"), error);
+}
 
 TEST(Catalog, BuiltInHasTheSeedUnitsAndStarters) {
     const Catalog c = Catalog::builtIn();
@@ -52,7 +54,8 @@ TEST(Catalog, SearchMatchesEveryWord) {
 
 TEST(Catalog, FixtureCatalogParses) {
     QString error;
-    const Catalog c = Catalog::fromFile(QString::fromStdString(test::fixture_path("models/catalog.json").string()), &error);
+    const Catalog c =
+        Catalog::fromFile(QString::fromStdString(test::fixture_path("models/catalog.json").string()), &error);
     EXPECT_TRUE(error.isEmpty()) << error.toStdString();
     EXPECT_EQ(c.entries().size(), 3);
 }

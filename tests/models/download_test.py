@@ -260,6 +260,13 @@ def test_listing_needs_a_token(cli, hub):
     assert "needs a hub token" in r.stderr
 
 
+def test_oversized_listing_is_cut_off(cli, hub):
+    hub.add_fault("huge", listing=True)
+    r = pull_model(cli)
+    assert r.returncode == 1
+    assert "listing page is larger than 64 MiB" in r.stderr
+
+
 def test_gguf_validation_failure_is_never_ready(cli):
     r = cli.run("pull", "broken")
     assert r.returncode == 1

@@ -53,9 +53,11 @@ TEST(HubUrls, DefaultAndMirror) {
 TEST(HubUrls, TokenOnlyForTheHubHost) {
     HubSettings hub;
     hub.token = QStringLiteral("hf_secret");
-    EXPECT_EQ(hubRequest(hub, QUrl(QStringLiteral("https://huggingface.co/o/n/resolve/main/m.gguf"))).rawHeader("Authorization"),
+    EXPECT_EQ(hubRequest(hub, QUrl(QStringLiteral("https://huggingface.co/o/n/resolve/main/m.gguf")))
+                  .rawHeader("Authorization"),
               QByteArray("Bearer hf_secret"));
-    EXPECT_TRUE(hubRequest(hub, QUrl(QStringLiteral("https://cdn-lfs.example/abc"))).rawHeader("Authorization").isEmpty());
+    EXPECT_TRUE(
+        hubRequest(hub, QUrl(QStringLiteral("https://cdn-lfs.example/abc"))).rawHeader("Authorization").isEmpty());
 }
 
 TEST(HubNames, RepoIdsAndPaths) {

@@ -18,6 +18,7 @@ the CDN host is caught. Faults are injected per request from the test (HubServer
   length(delta)           announce Content-Length + delta (send the true body, capped at the announced length)
   ignore_range()          answer a Range request with 200 and the whole file
   throttle(bytes_per_s)   send slowly (for cancel and kill tests)
+  huge() (listing)        an 80 MiB listing body
 Every request is recorded (method, path, host, Range, Authorization) in HubServer.requests.
 """
 from __future__ import annotations
@@ -159,6 +160,13 @@ def _make_handler(server: HubServer):
             fault = server.take_fault("*", listing=True)
             if fault and fault.kind == "status":
                 return self.send_empty(fault.code)
+            if fault and fault.kind == "huge":  # a listing that never ends (80 MiB of blanks)
+                self.send_response(200)
+                self.send_header("Content-Length", str(80 << 20))
+                self.end_headers()
+                for _ in range(80 * 16):
+                    self.wfile.write(b" " * 65536)
+                return
             if not (server.root / repo).is_dir() or parts[5:7] != ["tree", "main"]:
                 return self.send_empty(404)
             body = json.dumps(server.listing(repo)).encode()

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // ember-models [OPTIONS] COMMAND [ARGS]: list, search, pull, verify, rm, import and fit, headless.
+#include <unistd.h>
 #include <QCoreApplication>
 #include <QLoggingCategory>
-#include <unistd.h>
 
 #include "models_cli.h"
 
@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
     using namespace ember::models::cli;
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("ember-models"));
-    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES")) QLoggingCategory::setFilterRules(QStringLiteral("*.debug=false"));
+    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
+        QLoggingCategory::setFilterRules(QStringLiteral("*.debug=false"));
 
     Options options;
     options.modelsDir = ember::models::Library::defaultFolder();
@@ -102,13 +103,20 @@ int main(int argc, char** argv) {
         };
         QString v;
         bool ok = true;
-        if (a == "--json") options.json = true;
-        else if (a == "--progress") options.progress = true;
-        else if (a == "--no-progress") options.progress = false;
-        else if (a == "--models-dir") ok = value(options.modelsDir);
-        else if (a == "--hf-cache") ok = value(options.hfCacheDir);
-        else if (a == "--catalog") ok = value(options.catalogFile);
-        else if (a == "--token") ok = value(options.hub.token);
+        if (a == "--json")
+            options.json = true;
+        else if (a == "--progress")
+            options.progress = true;
+        else if (a == "--no-progress")
+            options.progress = false;
+        else if (a == "--models-dir")
+            ok = value(options.modelsDir);
+        else if (a == "--hf-cache")
+            ok = value(options.hfCacheDir);
+        else if (a == "--catalog")
+            ok = value(options.catalogFile);
+        else if (a == "--token")
+            ok = value(options.hub.token);
         else if (a == "--mirror") {
             ok = value(v);
             options.hub.baseUrl = QUrl(v);
@@ -129,11 +137,13 @@ int main(int argc, char** argv) {
             ok = value(v);
             options.hub.retryBaseMs = v.toInt(&ok);
             ok = ok && options.hub.retryBaseMs >= 0 && options.hub.retryBaseMs <= 600000;
-        } else if (a == "-h" || a == "--help") return usage();
+        } else if (a == "-h" || a == "--help")
+            return usage();
         else if (a.startsWith("--") && rest.isEmpty()) {
             err() << "ember-models: unknown option '" << a << "'" << Qt::endl;
             return usage();
-        } else rest.append(a);
+        } else
+            rest.append(a);
         if (!ok) {
             err() << "ember-models: option '" << a << "' needs a valid value" << Qt::endl;
             return 2;
@@ -144,8 +154,8 @@ int main(int argc, char** argv) {
     const struct {
         const char* name;
         int (*run)(const Options&, const QStringList&);
-    } commands[] = {{"list", runList},     {"search", runSearch}, {"pull", runPull}, {"verify", runVerify},
-                    {"rm", runRemove},     {"import", runImport}, {"fit", runFit}};
+    } commands[] = {{"list", runList}, {"search", runSearch}, {"pull", runPull}, {"verify", runVerify},
+                    {"rm", runRemove}, {"import", runImport}, {"fit", runFit}};
     for (const auto& c : commands)
         if (command == QLatin1String(c.name)) {
             const int code = c.run(options, rest);

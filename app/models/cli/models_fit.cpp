@@ -18,19 +18,20 @@ namespace {
 
 void printReport(const Options& options, const QString& what, const FitReport& report, bool shapeKnown) {
     if (options.json) {
-        const QJsonObject o{{QStringLiteral("model"), what},
-                            {QStringLiteral("verdict"), QString::fromStdString(std::string(verdict_name(report.verdict)))},
-                            {QStringLiteral("context"), static_cast<qint64>(options.context)},
-                            {QStringLiteral("total"), static_cast<qint64>(report.total)},
-                            {QStringLiteral("weights"), static_cast<qint64>(report.weights)},
-                            {QStringLiteral("draft_weights"), static_cast<qint64>(report.draft_weights)},
-                            {QStringLiteral("projector"), static_cast<qint64>(report.projector)},
-                            {QStringLiteral("kv_cache"), static_cast<qint64>(report.kv_cache)},
-                            {QStringLiteral("draft_kv_cache"), static_cast<qint64>(report.draft_kv_cache)},
-                            {QStringLiteral("recurrent_state"), static_cast<qint64>(report.recurrent_state)},
-                            {QStringLiteral("capacity"), static_cast<qint64>(report.capacity)},
-                            {QStringLiteral("against_gpu"), report.against_gpu},
-                            {QStringLiteral("shape_known"), shapeKnown}};
+        const QJsonObject o{
+            {QStringLiteral("model"), what},
+            {QStringLiteral("verdict"), QString::fromStdString(std::string(verdict_name(report.verdict)))},
+            {QStringLiteral("context"), static_cast<qint64>(options.context)},
+            {QStringLiteral("total"), static_cast<qint64>(report.total)},
+            {QStringLiteral("weights"), static_cast<qint64>(report.weights)},
+            {QStringLiteral("draft_weights"), static_cast<qint64>(report.draft_weights)},
+            {QStringLiteral("projector"), static_cast<qint64>(report.projector)},
+            {QStringLiteral("kv_cache"), static_cast<qint64>(report.kv_cache)},
+            {QStringLiteral("draft_kv_cache"), static_cast<qint64>(report.draft_kv_cache)},
+            {QStringLiteral("recurrent_state"), static_cast<qint64>(report.recurrent_state)},
+            {QStringLiteral("capacity"), static_cast<qint64>(report.capacity)},
+            {QStringLiteral("against_gpu"), report.against_gpu},
+            {QStringLiteral("shape_known"), shapeKnown}};
         out() << QJsonDocument(o).toJson(QJsonDocument::Compact) << Qt::endl;
         return;
     }
@@ -87,7 +88,8 @@ int runFit(const Options& options, const QStringList& args) {
     Library library(options.modelsDir);
     if (!loadLibrary(options, library)) return 1;
     std::optional<LibraryEntry> entry = library.find(args.first());
-    if (!entry && QFileInfo(args.first()).isFile()) entry = Library::entryForLocalFile(args.first(), QStringLiteral("folder"));
+    if (!entry && QFileInfo(args.first()).isFile())
+        entry = Library::entryForLocalFile(args.first(), QStringLiteral("folder"));
     if (!entry) {
         Catalog catalog;
         if (!loadCatalog(options, catalog)) return 1;
@@ -101,8 +103,8 @@ int runFit(const Options& options, const QStringList& args) {
         err() << s.factsError << Qt::endl;
         return 1;
     }
-    const FitReport report = estimate_fit(fit_input(s.facts, options.context, static_cast<uint64_t>(s.projectorBytes)),
-                                          probe_memory());
+    const FitReport report =
+        estimate_fit(fit_input(s.facts, options.context, static_cast<uint64_t>(s.projectorBytes)), probe_memory());
     printReport(options, entry->id, report, true);
     return 0;
 }

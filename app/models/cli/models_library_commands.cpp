@@ -36,11 +36,15 @@ int runList(const Options& options, const QStringList& args) {
     QJsonArray all;
     for (const LibraryEntry& e : library.all()) {
         const ModelSummary s = summarize(e);
-        if (options.json) all.append(entryJson(s));
-        else printEntry(out(), s);
+        if (options.json)
+            all.append(entryJson(s));
+        else
+            printEntry(out(), s);
     }
-    if (options.json) printJson(all);
-    else if (library.all().isEmpty()) out() << "no models in " << library.folder() << Qt::endl;
+    if (options.json)
+        printJson(all);
+    else if (library.all().isEmpty())
+        out() << "no models in " << library.folder() << Qt::endl;
     return 0;
 }
 
@@ -53,7 +57,8 @@ int runSearch(const Options& options, const QStringList& args) {
         if (options.json) {
             QJsonArray files;
             for (const CatalogFile& f : e.files)
-                files.append(QJsonObject{{QStringLiteral("path"), f.path}, {QStringLiteral("role"), f.role},
+                files.append(QJsonObject{{QStringLiteral("path"), f.path},
+                                         {QStringLiteral("role"), f.role},
                                          {QStringLiteral("verified"), f.verified}});
             all.append(QJsonObject{{QStringLiteral("id"), e.id},
                                    {QStringLiteral("name"), e.name},
@@ -71,8 +76,10 @@ int runSearch(const Options& options, const QStringList& args) {
         for (const CatalogFile& f : e.files)
             out() << "    " << f.role.leftJustified(17) << f.path << (f.verified ? "" : "  (unverified name)") << "\n";
     }
-    if (options.json) printJson(all);
-    else if (found.isEmpty()) out() << "nothing in the catalog matches '" << args.join(QLatin1Char(' ')) << "'" << Qt::endl;
+    if (options.json)
+        printJson(all);
+    else if (found.isEmpty())
+        out() << "nothing in the catalog matches '" << args.join(QLatin1Char(' ')) << "'" << Qt::endl;
     return 0;
 }
 
@@ -100,10 +107,12 @@ int runVerify(const Options& options, const QStringList& args) {
         if (!library.save(&error)) err() << error << Qt::endl;
     }
     const bool ok = reportFailures(checked);
-    if (options.json) printJson(entryJson(summarize(checked)));
+    if (options.json)
+        printJson(entryJson(summarize(checked)));
     else {
         for (const LibraryFile& f : checked.files)
-            if (f.status == QString::fromLatin1(kStatusReady)) out() << "verified  " << f.path << "  sha256 " << f.sha256 << "\n";
+            if (f.status == QString::fromLatin1(kStatusReady))
+                out() << "verified  " << f.path << "  sha256 " << f.sha256 << "\n";
         out().flush();
     }
     return ok ? 0 : 1;
@@ -159,8 +168,10 @@ int runImport(const Options& options, const QStringList& args) {
         }
         library.upsert(entry);
         const ModelSummary s = summarize(entry);
-        if (options.json) imported.append(entryJson(s));
-        else printEntry(out(), s);
+        if (options.json)
+            imported.append(entryJson(s));
+        else
+            printEntry(out(), s);
     }
     QString error;
     if (!library.save(&error)) {

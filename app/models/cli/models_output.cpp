@@ -7,7 +7,9 @@
 
 namespace ember::models::cli {
 
-QString humanBytes(qint64 bytes) { return QString::fromStdString(format_bytes(static_cast<uint64_t>(std::max<qint64>(bytes, 0)))); }
+QString humanBytes(qint64 bytes) {
+    return QString::fromStdString(format_bytes(static_cast<uint64_t>(std::max<qint64>(bytes, 0))));
+}
 
 QJsonObject entryJson(const ModelSummary& s) {
     QJsonObject o;
@@ -45,14 +47,15 @@ void printEntry(QTextStream& stream, const ModelSummary& s) {
     stream << s.entry.id << "\n";
     stream << "  status        " << (s.entry.ready() ? "ready" : "not ready") << " (" << s.entry.source << ")\n";
     stream << "  size          " << humanBytes(size) << "\n";
-    if (!s.factsError.isEmpty()) stream << "  read error    " << s.factsError << "\n";
+    if (!s.factsError.isEmpty())
+        stream << "  read error    " << s.factsError << "\n";
     else {
         stream << "  architecture  " << QString::fromStdString(s.facts.architecture) << "\n";
         stream << "  quant types   " << s.quantTypes.join(QStringLiteral(", ")) << "\n";
         stream << "  context       " << s.facts.context_length << "\n";
     }
-    stream << "  capabilities  " << (s.capabilities.isEmpty() ? QStringLiteral("-") : s.capabilities.join(QStringLiteral(", ")))
-           << "\n";
+    stream << "  capabilities  "
+           << (s.capabilities.isEmpty() ? QStringLiteral("-") : s.capabilities.join(QStringLiteral(", "))) << "\n";
     for (const LibraryFile& f : s.entry.files) {
         stream << "  " << f.role.leftJustified(17) << " " << f.status << "  " << f.path << "\n";
         if (!f.error.isEmpty()) stream << "                    " << f.error << "\n";

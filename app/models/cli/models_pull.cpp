@@ -21,7 +21,9 @@ namespace {
 
 std::atomic<bool> g_stopRequested{false};  // set by SIGINT/SIGTERM; the only global, a signal flag
 
-void onStopSignal(int) { g_stopRequested = true; }
+void onStopSignal(int) {
+    g_stopRequested = true;
+}
 
 struct Unit {
     QString repo;
@@ -72,7 +74,8 @@ QString roleOf(const Unit& unit, const QString& path) {
 
 QString formatEta(qint64 seconds) {
     if (seconds < 0) return QStringLiteral("--");
-    if (seconds >= 3600) return QStringLiteral("%1h%2m").arg(seconds / 3600).arg(seconds % 3600 / 60, 2, 10, QLatin1Char('0'));
+    if (seconds >= 3600)
+        return QStringLiteral("%1h%2m").arg(seconds / 3600).arg(seconds % 3600 / 60, 2, 10, QLatin1Char('0'));
     return QStringLiteral("%1m%2s").arg(seconds / 60).arg(seconds % 60, 2, 10, QLatin1Char('0'));
 }
 
@@ -88,7 +91,8 @@ LibraryEntry entryFor(const Unit& unit, const DownloadJob& job, const QString& d
         f.path = QDir(destDir).absoluteFilePath(path);
         f.role = roleOf(unit, path);
         f.status = QString::fromLatin1(kStatusFailed);
-        f.error = QStringLiteral("not downloaded: ") + (job.error().isEmpty() ? QStringLiteral("the job stopped") : job.error());
+        f.error = QStringLiteral("not downloaded: ") +
+                  (job.error().isEmpty() ? QStringLiteral("the job stopped") : job.error());
         for (const HubFile& h : job.listing())
             if (h.path == path) {
                 f.size = h.size;
@@ -100,7 +104,8 @@ LibraryEntry entryFor(const Unit& unit, const DownloadJob& job, const QString& d
                 f.status = QString::fromLatin1(r.ready ? kStatusReady : kStatusFailed);
                 f.error = r.error;
             }
-        if (f.role == QString::fromLatin1(kRoleModel) && entry.id.isEmpty()) entry.id = unit.repo + QLatin1Char('/') + path;
+        if (f.role == QString::fromLatin1(kRoleModel) && entry.id.isEmpty())
+            entry.id = unit.repo + QLatin1Char('/') + path;
         entry.files.append(f);
     }
     if (entry.id.isEmpty()) entry.id = unit.repo + QLatin1Char('/') + unit.files.first();
@@ -133,7 +138,9 @@ int runPull(const Options& options, const QStringList& args) {
         if (!options.progress || (lastPrint.elapsed() < 1000 && p.received < p.total)) return;
         lastPrint.restart();
         err() << QStringLiteral("[%1/%2] %3  %4 / %5  %6/s  ETA %7")
-                     .arg(p.fileIndex).arg(p.fileCount).arg(p.currentFile, humanBytes(p.received), humanBytes(p.total),
+                     .arg(p.fileIndex)
+                     .arg(p.fileCount)
+                     .arg(p.currentFile, humanBytes(p.received), humanBytes(p.total),
                           humanBytes(static_cast<qint64>(p.bytesPerSecond)), formatEta(p.etaSeconds))
               << Qt::endl;
     });
