@@ -15,20 +15,13 @@ using block::qk;
 struct Fp4Codec {
     static constexpr float start_divisor = 10.0f;
     static float top(float) { return 10.0f; }
-    // Nearest Codebook10 magnitude with inclusive thresholds (a tie goes to the smaller magnitude, §4.1).
+    // Nearest Codebook10 magnitude with inclusive thresholds (a tie goes to the smaller magnitude, §4.1): the
+    // number of thresholds a exceeds is the magnitude's code.
     static uint8_t encode(float x, float, float inv) {
         if (!std::isfinite(x)) return 0;
         const float a = std::fabs(x * inv);
-        uint8_t m;
-        if (a <= 0.5f) return 0;
-        else if (a <= 1.5f) m = 1;
-        else if (a <= 2.5f) m = 2;
-        else if (a <= 3.5f) m = 3;
-        else if (a <= 5.0f) m = 4;
-        else if (a <= 7.0f) m = 5;
-        else if (a <= 9.0f) m = 6;
-        else m = 7;
-        return x < 0.0f ? static_cast<uint8_t>(8 + m) : m;
+        const int m = (a > 0.5f) + (a > 1.5f) + (a > 2.5f) + (a > 3.5f) + (a > 5.0f) + (a > 7.0f) + (a > 9.0f);
+        return static_cast<uint8_t>(m != 0 && x < 0.0f ? 8 + m : m);
     }
     static float value(uint8_t code) { return static_cast<float>(kRocmfp4Values[code]); }
 };

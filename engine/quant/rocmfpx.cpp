@@ -33,15 +33,11 @@ int round_clamped(float x, float s, int lo, int hi) {
 struct Fp3Codec {
     static constexpr float start_divisor = 4.0f;
     static float top(float) { return 4.0f; }
-    static uint8_t encode(float x, float, float inv) {
+    static uint8_t encode(float x, float, float inv) {  // thresholds 0.5, 1.5, 3.0, inclusive
         if (!std::isfinite(x)) return 0;
         const float a = std::fabs(x * inv);
-        uint8_t m;
-        if (a <= 0.5f) return 0;
-        else if (a <= 1.5f) m = 1;
-        else if (a <= 3.0f) m = 2;
-        else m = 3;
-        return x < 0.0f ? static_cast<uint8_t>(4 | m) : m;
+        const int m = (a > 0.5f) + (a > 1.5f) + (a > 3.0f);
+        return static_cast<uint8_t>(m != 0 && x < 0.0f ? 4 | m : m);
     }
     static float value(uint8_t code) { return static_cast<float>(kRocmfp3Values[code]); }
 };

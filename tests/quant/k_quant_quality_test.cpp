@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ostream>
 #include <random>
 #include <vector>
 
@@ -75,6 +76,8 @@ double naive_rmse(const std::vector<float>& x, const Quality& c) {
     }
     return relative_rmse(x, y);
 }
+
+void PrintTo(const Quality& q, std::ostream* os) { *os << ember::gguf::traits(q.type).name; }
 
 class KQuantQuality : public testing::TestWithParam<Quality> {};
 
