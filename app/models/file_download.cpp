@@ -69,6 +69,7 @@ void FileDownload::checkExistingFile() {
         if (!m_expected.hex.isEmpty() && hex == m_expected.hex) {
             m_actualHash = hex;
             m_offset = m_size;
+            QFile::remove(metaPath());  // left behind by a crash between the rename and its removal
             m_state = State::Done;
             Q_EMIT progress(m_size, m_size);
             Q_EMIT finished(true);
