@@ -137,9 +137,11 @@ int main(int argc, char** argv) {
             ok = value(v);
             options.hub.retryBaseMs = v.toInt(&ok);
             ok = ok && options.hub.retryBaseMs >= 0 && options.hub.retryBaseMs <= 600000;
-        } else if (a == "-h" || a == "--help")
-            return usage();
-        else if (a.startsWith("--") && rest.isEmpty()) {
+        } else if (a == "-h" || a == "--help") {
+            out() << kUsage;
+            out().flush();
+            return 0;
+        } else if (a.startsWith("--") && rest.isEmpty()) {
             err() << "ember-models: unknown option '" << a << "'" << Qt::endl;
             return usage();
         } else
