@@ -134,18 +134,30 @@ struct RocmFp6 {
     }
 };
 
-// FP3: 3-bit codes unpacked from two 48-bit halves.
+// FP3: weight w's code is bits 3w..3w+2 of the 96-bit stream. Each 16-bit lane picks the two bytes holding its
+// code (pshufb), a multiply by 2^(13 - 3w mod 8) moves the code to the top 3 bits, a shift brings it down.
 struct RocmFp3 {
+    static constexpr int8_t kFp3Table[16] = {quant::kRocmfp3Values[0], quant::kRocmfp3Values[1], quant::kRocmfp3Values[2],
+                                             quant::kRocmfp3Values[3], quant::kRocmfp3Values[4], quant::kRocmfp3Values[5],
+                                             quant::kRocmfp3Values[6], quant::kRocmfp3Values[7]};  // pshufb needs 16
     using Block = block::Q3_0_ROCMFPX;
     static constexpr bool kUnsigned = false;
     static Decoded decode(const Block& b) {
-        alignas(32) int8_t v[32];
-        uint64_t half[2] = {0, 0};
-        std::memcpy(&half[0], b.qs, 6);
-        std::memcpy(&half[1], b.qs + 6, 6);
-        for (int h = 0; h < 2; ++h)
-            for (int i = 0; i < 16; ++i) v[16 * h + i] = quant::kRocmfp3Values[(half[h] >> (3 * i)) & 7];
-        return {_mm256_load_si256(reinterpret_cast<const __m256i*>(v)),
+        uint32_t tail;
+        std::memcpy(&tail, b.qs + 8, 4);
+        const __m128i src = _mm_insert_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b.qs)),
+                                             static_cast<int>(tail), 2);  // bytes 0-11, nothing past the codes
+        const __m256i both = _mm256_set_m128i(src, src);
+        const __m256i pick = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 1, 2, 1, 2, 1, 2, 2, 3, 2, 3,  //
+                                              3, 4, 3, 4, 3, 4, 4, 5, 4, 5, 4, 5, 5, 6, 5, 6);
+        const __m256i align = _mm256_setr_epi16(8192, 1024, 128, 4096, 512, 64, 2048, 256,  //
+                                                8192, 1024, 128, 4096, 512, 64, 2048, 256);
+        const __m256i first = _mm256_srli_epi16(_mm256_mullo_epi16(_mm256_shuffle_epi8(both, pick), align), 13);
+        const __m256i second = _mm256_srli_epi16(
+            _mm256_mullo_epi16(_mm256_shuffle_epi8(both, _mm256_add_epi8(pick, _mm256_set1_epi8(6))), align), 13);
+        // packus interleaves 128-bit halves: (0-7, 16-23, 8-15, 24-31); the permute restores weight order.
+        const __m256i codes = _mm256_permute4x64_epi64(_mm256_packus_epi16(first, second), 0xD8);
+        return {lookup(kFp3Table, codes),
                 two_scales(avx2::kRocmfpScales[b.e[0]], avx2::kRocmfpScales[b.e[1]])};
     }
 };

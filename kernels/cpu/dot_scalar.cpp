@@ -86,7 +86,8 @@ float rocmfp4_block(const block::Q4_0_ROCMFP4& w, const block::Q8_0& a) {
 
 float rocmfp4_fast_block(const block::Q4_0_ROCMFP4_FAST& w, const block::Q8_0& a) {
     int sumi = 0;
-    for (int i = 0; i < 32; ++i) sumi += quant::kRocmfp4Values[nibble(w.qs, i)] * a.qs[i];
+    for (int j = 0; j < 16; ++j)
+        sumi += quant::kRocmfp4Values[w.qs[j] & 0x0f] * a.qs[j] + quant::kRocmfp4Values[w.qs[j] >> 4] * a.qs[j + 16];
     return (quant::rocmfp_scale(w.e) * load_fp16(a.d)) * static_cast<float>(sumi);
 }
 
