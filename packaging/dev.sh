@@ -16,7 +16,7 @@ apt_packages=(
   build-essential cmake ninja-build pkg-config git
   clang libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libpcre2-dev libstb-dev
+  nlohmann-json3-dev libpcre2-dev libicu-dev libstb-dev
   python3 python3-venv
   qt6-base-dev
 )
