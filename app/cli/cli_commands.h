@@ -11,6 +11,7 @@ namespace ember::cli {
 using Args = std::vector<std::string>;
 
 int run_info(const Args& args);
+int run_tokenize(const Args& args);
 int run_template(const Args& args);
 
 }  // namespace ember::cli

@@ -20,6 +20,7 @@ struct Command {
 // One line per command, in the order `help` lists them.
 constexpr Command kCommands[] = {
     {"info", ember::cli::run_info, "info FILE             what a model file holds (architecture, drafting, vision)"},
+    {"tokenize", ember::cli::run_tokenize, "tokenize -m FILE ...  the tokens of a text (--text T | --file F, --json)"},
     {"template", ember::cli::run_template, "template --messages F  render a conversation through a chat template (-m, --template)"},
 };
 
