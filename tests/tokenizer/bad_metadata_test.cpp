@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+// Broken tokenizer metadata gives one-line errors that name the file and the key, never a crash.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tokenizer_test_util.h"
+
+namespace ember::test {
+namespace {
+
+VocabSpec small_bpe() {
+    VocabSpec spec;
+    spec.tokens = byte_level_alphabet();
+    spec.add("ab");
+    spec.merges = {"a b"};
+    return spec;
+}
+
+VocabSpec small_spm() {
+    VocabSpec spec;
+    spec.model = "llama";
+    spec.pre = "";
+    spec.scores = {0.0f, -1.0f, -2.0f};
+    spec.add("<unk>", TokenType::unknown);
+    spec.add("a");
+    spec.add("b");
+    return spec;
+}
+
+// The message of the error loading `spec` gives; fails the test if there is none or it has several lines.
+std::string load_error(const VocabSpec& spec) {
+    try {
+        load_vocab(spec);
+    } catch (const Error& e) {
+        const std::string message = e.what();
+        EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+        EXPECT_EQ(message.rfind("test.gguf: tokenizer: ", 0), 0u) << message;
+        return message;
+    }
+    ADD_FAILURE() << "loaded without an error";
+    return {};
+}
+
+using ::testing::HasSubstr;
+
+TEST(BadMetadata, TheGoodOnesLoad) {
+    EXPECT_NO_THROW(load_vocab(small_bpe()));
+    EXPECT_NO_THROW(load_vocab(small_spm()));
+}
+
+TEST(BadMetadata, MissingKeys) {
+    VocabSpec spec = small_bpe();
+    spec.omit = {"tokenizer.ggml.tokens"};
+    EXPECT_EQ(load_error(spec), "test.gguf: tokenizer: missing key 'tokenizer.ggml.tokens'");
+    spec.omit = {"tokenizer.ggml.model"};
+    EXPECT_EQ(load_error(spec), "test.gguf: tokenizer: missing key 'tokenizer.ggml.model'");
+    spec.omit = {"tokenizer.ggml.merges"};
+    EXPECT_THAT(load_error(spec), HasSubstr("missing key 'tokenizer.ggml.merges'"));
+    spec.omit = {"tokenizer.ggml.pre"};
+    EXPECT_THAT(load_error(spec), HasSubstr("missing key 'tokenizer.ggml.pre'"));
+    EXPECT_THAT(load_error(spec), HasSubstr("supported: gpt-2, llama-bpe, llama3, qwen2, qwen35, smollm"));
+    VocabSpec spm = small_spm();
+    spm.omit = {"tokenizer.ggml.scores"};
+    EXPECT_THAT(load_error(spm), HasSubstr("missing key 'tokenizer.ggml.scores'"));
+}
+
+TEST(BadMetadata, UnsupportedModelOrPreTokenizer) {
+    VocabSpec spec = small_bpe();
+    spec.model = "bert";
+    EXPECT_EQ(load_error(spec),
+              "test.gguf: tokenizer: tokenizer.ggml.model 'bert' is not supported "
+              "(supported: gpt2, llama)");
+    spec = small_bpe();
+    spec.pre = "tekken";
+    const std::string message = load_error(spec);
+    EXPECT_THAT(message, HasSubstr("tokenizer.ggml.pre 'tekken' is not supported (supported: gpt-2, "));
+    for (const char* name :
+         {"qwen2", "qwen35", "llama-bpe", "llama3", "smollm", "deepseek-llm", "deepseek-coder", "falcon"})
+        EXPECT_THAT(message, HasSubstr(name));
+}
+
+TEST(BadMetadata, WrongTypes) {
+    VocabSpec spec = small_bpe();
+    spec.keys["tokenizer.ggml.tokens"] = uint32_t(3);
+    EXPECT_EQ(load_error(spec),
+              "test.gguf: tokenizer: key 'tokenizer.ggml.tokens' has type u32, expected "
+              "array[string]");
+    spec = small_bpe();
+    spec.keys["tokenizer.ggml.model"] = int32_t(1);
+    EXPECT_THAT(load_error(spec), HasSubstr("key 'tokenizer.ggml.model' has type i32, expected string"));
+    spec = small_bpe();
+    spec.keys["tokenizer.ggml.add_bos_token"] = std::string("yes");
+    EXPECT_THAT(load_error(spec), HasSubstr("key 'tokenizer.ggml.add_bos_token' has type string, expected bool"));
+    spec = small_bpe();
+    spec.keys["tokenizer.ggml.bos_token_id"] = 1.5f;
+    EXPECT_THAT(load_error(spec), HasSubstr("key 'tokenizer.ggml.bos_token_id' has type f32, expected integer"));
+    spec = small_bpe();
+    spec.keys["tokenizer.ggml.token_type"] = gguf::make_string_array({"normal"});
+    EXPECT_THAT(load_error(spec), HasSubstr("expected array[integer]"));
+}
+
+TEST(BadMetadata, TokensAndTypes) {
+    VocabSpec spec = small_bpe();
+    spec.keys["tokenizer.ggml.tokens"] = gguf::make_string_array({});
+    EXPECT_EQ(load_error(spec), "test.gguf: tokenizer: tokenizer.ggml.tokens is empty");
+    spec = small_bpe();
+    spec.types.resize(10);
+    EXPECT_EQ(load_error(spec),
+              "test.gguf: tokenizer: tokenizer.ggml.token_type has 10 entries, expected 257 "
+              "(one per token)");
+    spec = small_bpe();
+    spec.types.assign(spec.tokens.size(), 1);
+    spec.types[42] = 9;
+    EXPECT_EQ(load_error(spec),
+              "test.gguf: tokenizer: tokenizer.ggml.token_type[42] = 9 is not a token type "
+              "(expected 0..6)");
+    VocabSpec spm = small_spm();
+    spm.scores.pop_back();
+    EXPECT_THAT(load_error(spm), HasSubstr("tokenizer.ggml.scores has 2 entries, expected 3 (one per token)"));
+}
+
+TEST(BadMetadata, SpecialIdsOutOfRange) {
+    VocabSpec spec = small_bpe();
+    spec.keys["tokenizer.ggml.bos_token_id"] = uint32_t(257);
+    EXPECT_EQ(load_error(spec),
+              "test.gguf: tokenizer: tokenizer.ggml.bos_token_id = 257 is out of range "
+              "(the vocabulary has 257 tokens)");
+    spec = small_bpe();
+    spec.keys["tokenizer.ggml.eot_token_id"] = int32_t(-7);
+    EXPECT_THAT(load_error(spec), HasSubstr("tokenizer.ggml.eot_token_id = -7 is out of range"));
+    spec = small_bpe();
+    spec.keys["tokenizer.ggml.padding_token_id"] = uint64_t(1) << 63;
+    EXPECT_THAT(load_error(spec), HasSubstr("tokenizer.ggml.padding_token_id = "));
+    // -1 is how some converters write "none".
+    spec = small_bpe();
+    spec.keys["tokenizer.ggml.padding_token_id"] = int32_t(-1);
+    EXPECT_EQ(load_vocab(spec).pad_id(), -1);
+}
+
+TEST(BadMetadata, Merges) {
+    VocabSpec spec = small_bpe();
+    spec.merges = {"a b", "a qq"};
+    spec.add("aqq");
+    EXPECT_EQ(load_error(spec),
+              "test.gguf: tokenizer: tokenizer.ggml.merges[1] 'a qq' names 'qq', which is not "
+              "a token");
+    spec = small_bpe();
+    spec.merges = {"zz b"};
+    EXPECT_THAT(load_error(spec), HasSubstr("tokenizer.ggml.merges[0] 'zz b' names 'zz', which is not a token"));
+    spec = small_bpe();
+    spec.merges = {"a b", "b a"};
+    EXPECT_EQ(load_error(spec),
+              "test.gguf: tokenizer: tokenizer.ggml.merges[1] 'b a' makes 'ba', which is not "
+              "a token");
+    spec = small_bpe();
+    spec.merges = {"ab"};
+    EXPECT_EQ(load_error(spec),
+              "test.gguf: tokenizer: tokenizer.ggml.merges[0] 'ab' is not two tokens separated "
+              "by a space");
+    spec.merges = {"a "};
+    EXPECT_THAT(load_error(spec), HasSubstr("is not two tokens separated by a space"));
+    spec.merges = {""};
+    EXPECT_THAT(load_error(spec), HasSubstr("is not two tokens separated by a space"));
+}
+
+TEST(BadMetadata, TruncatedOrGarbledFilesNeverCrash) {
+    // Every single-byte corruption of a small tokenizer GGUF either loads or gives an ember::Error.
+    const MemoryGguf good = write_vocab(small_bpe());
+    for (size_t i = 0; i < good.bytes.size(); ++i) {
+        for (const uint8_t value : {uint8_t(0x00), uint8_t(0xFF), uint8_t(0x7F)}) {
+            std::vector<std::byte> bytes = good.bytes;
+            bytes[i] = std::byte{value};
+            try {
+                const gguf::File file = gguf::File::from_memory(bytes, "garbled.gguf");
+                const Tokenizer tok = Tokenizer::from_gguf(file);
+                tok.decode(tok.encode("ab abc \xFF", true, true));
+            } catch (const Error&) {
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace ember::test
