@@ -170,11 +170,16 @@ struct IfStmt : Stmt {
     explicit IfStmt(uint32_t p) : Stmt(StmtKind::if_, p) {}
 };
 
+// Names a scope assigns before reading them start out undefined in that scope (and the scopes inside it),
+// whatever outer scopes hold: jinja2's compile-time scoping, computed by analyze_scopes().
+using UndefinedAtEntry = std::vector<std::string>;
+
 struct ForStmt : Stmt {
     Target target;
     ExprPtr iter, filter;
     bool recursive = false;
     Body body, otherwise;
+    UndefinedAtEntry body_undefined, otherwise_undefined;
     explicit ForStmt(uint32_t p) : Stmt(StmtKind::for_, p) {}
 };
 
@@ -188,6 +193,7 @@ struct SetBlockStmt : Stmt {
     Target target;
     ExprPtr filter;  // may be null
     Body body;
+    UndefinedAtEntry body_undefined;
     explicit SetBlockStmt(uint32_t p) : Stmt(StmtKind::set_block, p) {}
 };
 
@@ -196,6 +202,7 @@ struct MacroStmt : Stmt {
     std::vector<Param> params;
     Body body;
     bool uses_varargs = false, uses_kwargs = false, uses_caller = false;
+    UndefinedAtEntry body_undefined;
     explicit MacroStmt(uint32_t p) : Stmt(StmtKind::macro, p) {}
 };
 
@@ -208,12 +215,14 @@ struct CallBlockStmt : Stmt {
 struct FilterBlockStmt : Stmt {
     ExprPtr filter;
     Body body;
+    UndefinedAtEntry body_undefined;
     explicit FilterBlockStmt(uint32_t p) : Stmt(StmtKind::filter_block, p) {}
 };
 
 struct WithStmt : Stmt {
     std::vector<std::pair<Target, ExprPtr>> assignments;
     Body body;
+    UndefinedAtEntry body_undefined;
     explicit WithStmt(uint32_t p) : Stmt(StmtKind::with, p) {}
 };
 
@@ -225,6 +234,7 @@ struct Program {
     std::string name;
     std::string source;  // normalised, for positions in messages
     Body body;
+    UndefinedAtEntry body_undefined;
 };
 
 }  // namespace ember::chat::jinja

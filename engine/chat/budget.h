@@ -42,6 +42,10 @@ public:
         if (n > limits_.max_output_bytes) string_too_long(n);
         step(1 + n / 64);
     }
+    // A buffer being built (repr, tojson, join): refused beyond the output limit, without charging steps.
+    void check_size(size_t total_bytes) const {
+        if (total_bytes > limits_.max_output_bytes) string_too_long(total_bytes);
+    }
     void check_output(size_t total_bytes) const {
         if (total_bytes > limits_.max_output_bytes) output_too_long();
     }

@@ -158,7 +158,7 @@ Value f_indent(Interpreter& in, const Value& v, CallArgs& args) {
             if (blank || !lines[i].empty()) out += indention;
         }
         out += lines[i];
-        in.budget().charge_bytes(out.size());
+        in.budget().check_size(out.size());
     }
     if (first) out = indention + out;
     return Value::text(std::move(out), v.is_markup());
@@ -353,7 +353,7 @@ double round_half_even(double x, int64_t digits) {
     if (digits >= 0) {
         // printf rounds the exact binary value to nearest, ties to even: Python's round() does the same.
         if (digits > 300) return x;
-        char buf[512];
+        char buf[1024];
         std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(digits), x);
         double out = 0.0;
         std::from_chars(buf, buf + std::strlen(buf), out);
@@ -444,7 +444,7 @@ Value f_join(Interpreter& in, const Value& v, CallArgs& args) {
         if (!first) out += sep;
         first = false;
         append_str(out, parts.empty() ? item : lookup_path(in, item, parts, nullptr), in.budget());
-        in.budget().charge_bytes(out.size());
+        in.budget().check_size(out.size());
     }
     return Value::text(std::move(out));
 }
@@ -721,7 +721,9 @@ Value apply_filter(Interpreter& interp, std::string_view name, const Value& oper
     const FilterEntry* f = find_filter(name);
     if (!f) fail("no filter named '" + std::string(name) + "'");
     interp.budget().step();
-    return f->fn(interp, operand, args);
+    Value result = f->fn(interp, operand, args);
+    if (result.is_string()) interp.budget().charge_bytes(result.str().size());
+    return result;
 }
 
 }  // namespace ember::chat::jinja

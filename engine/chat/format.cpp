@@ -143,7 +143,7 @@ std::string format_value(const Value& v, Spec spec, Budget& budget) {
         spec.align = '=';
     }
     const char t = spec.type;
-    if (v.is_string() || ((v.is_none() || v.is_list() || v.is_dict() || v.is_undefined()) && t == 0)) {
+    if (v.is_string() || ((v.is_none() || v.is_list() || v.is_dict() || v.is_undefined() || v.is_object()) && t == 0)) {
         if (t && t != 's') fail(std::string("Unknown format code '") + t + "' for object of type '" + type_name(v) + "'");
         std::string s = to_str(v, budget);
         if (spec.precision >= 0) {
@@ -373,7 +373,7 @@ std::string percent_format(const std::string& format, const Value& args, Budget&
             }
         }
         out += piece;
-        budget.charge_bytes(out.size());
+        budget.check_size(out.size());
     }
     if (!used_mapping && next < positional.size() && !(mapping && next == 0))
         fail("not all arguments converted during string formatting");
@@ -485,7 +485,7 @@ std::string brace_format(const std::string& format, const CallArgs& args, Budget
             fail(std::string("Unknown conversion specifier ") + conversion);
         }
         out += format_value(value, parse_spec(spec_text), budget);
-        budget.charge_bytes(out.size());
+        budget.check_size(out.size());
     }
     return out;
 }

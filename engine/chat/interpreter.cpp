@@ -53,6 +53,8 @@ std::string Interpreter::render(const Value& variables) {
     if (variables.is_dict())
         for (const auto& [k, v] : variables.dict().entries)
             if (k.is_string()) root_->set(k.str(), v);
+    for (const std::string& name : program_.body_undefined)
+        root_->set(name, Value::undefined("'" + name + "' is undefined"));
     std::string out;
     out_ = &out;
     exec_body(program_.body, root_);
@@ -63,6 +65,12 @@ std::string Interpreter::render(const Value& variables) {
 void Interpreter::emit(std::string_view text) {
     out_->append(text);
     budget_.check_output(out_->size());
+}
+
+FramePtr Interpreter::new_scope(const FramePtr& parent, const UndefinedAtEntry& undefined_names) {
+    auto scope = std::make_shared<Frame>(parent);
+    for (const std::string& name : undefined_names) scope->set(name, Value::undefined("'" + name + "' is undefined"));
+    return scope;
 }
 
 std::string Interpreter::capture_body(const Body& body, const FramePtr& frame) {
@@ -118,7 +126,7 @@ Interpreter::Flow Interpreter::exec(const Stmt& stmt, const FramePtr& frame) {
         }
         case StmtKind::set_block: {
             const auto& node = static_cast<const SetBlockStmt&>(stmt);
-            Value text = Value::text(capture_body(node.body, std::make_shared<Frame>(frame)));
+            Value text = Value::text(capture_body(node.body, new_scope(frame, node.body_undefined)));
             if (node.filter) text = eval_filter(static_cast<const FilterExpr&>(*node.filter), frame, &text);
             assign(node.target, std::move(text), frame);
             break;
@@ -132,7 +140,7 @@ Interpreter::Flow Interpreter::exec(const Stmt& stmt, const FramePtr& frame) {
         case StmtKind::call_block: exec_call_block(static_cast<const CallBlockStmt&>(stmt), frame); break;
         case StmtKind::filter_block: {
             const auto& node = static_cast<const FilterBlockStmt&>(stmt);
-            const Value text = Value::text(capture_body(node.body, std::make_shared<Frame>(frame)));
+            const Value text = Value::text(capture_body(node.body, new_scope(frame, node.body_undefined)));
             const Value result = eval_filter(static_cast<const FilterExpr&>(*node.filter), frame, &text);
             emit(to_str(result, budget_));
             break;
@@ -141,7 +149,7 @@ Interpreter::Flow Interpreter::exec(const Stmt& stmt, const FramePtr& frame) {
             const auto& node = static_cast<const WithStmt&>(stmt);
             std::vector<Value> values;
             for (const auto& [target, expr] : node.assignments) values.push_back(eval(*expr, frame));
-            auto inner = std::make_shared<Frame>(frame);
+            auto inner = new_scope(frame, node.body_undefined);
             for (size_t i = 0; i < values.size(); ++i) assign(node.assignments[i].first, std::move(values[i]), inner);
             return exec_body(node.body, inner);
         }
@@ -209,7 +217,7 @@ Interpreter::Flow Interpreter::run_loop(const ForStmt& stmt, const FramePtr& fra
         items = std::move(kept);
     }
     if (items.empty()) {
-        exec_body(stmt.otherwise, std::make_shared<Frame>(frame));
+        exec_body(stmt.otherwise, new_scope(frame, stmt.otherwise_undefined));
         return Flow::normal;
     }
     auto list = std::make_shared<List>(std::move(items), false);
@@ -219,7 +227,7 @@ Interpreter::Flow Interpreter::run_loop(const ForStmt& stmt, const FramePtr& fra
     for (size_t i = 0; i < list->items.size(); ++i) {
         budget_.step();
         loop->set_index(i);
-        auto scope = std::make_shared<Frame>(frame);
+        auto scope = new_scope(frame, stmt.body_undefined);
         scope->set("loop", loop_value);
         assign(stmt.target, list->items[i], scope);
         if (exec_body(stmt.body, scope) == Flow::break_) break;
@@ -249,7 +257,7 @@ Value Interpreter::recurse_loop(LoopContext& loop, const Value& iterable) {
 Value Interpreter::invoke_macro(const MacroStmt& def, const FramePtr& closure, CallArgs& args) {
     CallDepth depth(budget_);
     const std::string what = "macro '" + def.name + "'";
-    auto frame = std::make_shared<Frame>(closure);
+    auto frame = new_scope(closure, def.body_undefined);
     const size_t n_params = def.params.size();
     std::vector<std::pair<std::string, Value>> kwargs = std::move(args.keywords);
     auto take_keyword = [&](std::string_view name, Value& out) {
@@ -479,8 +487,9 @@ Value Interpreter::eval(const Expr& expr, const FramePtr& frame) {
             for (const ExprPtr& part : node.parts) {
                 const Value v = eval(*part, frame);
                 append_str(out, v, budget_);
-                budget_.charge_bytes(out.size());
+                budget_.check_size(out.size());
             }
+            budget_.charge_bytes(out.size());
             return Value::text(std::move(out));
         }
         case ExprKind::compare: return eval_compare(static_cast<const Compare&>(expr), frame);

@@ -65,6 +65,7 @@ private:
     Flow run_loop(const ForStmt& stmt, const FramePtr& frame, std::vector<Value> items, int depth0);
     void exec_call_block(const CallBlockStmt& stmt, const FramePtr& frame);
     std::string capture_body(const Body& body, const FramePtr& frame);
+    FramePtr new_scope(const FramePtr& parent, const UndefinedAtEntry& undefined_names);
     void assign(const Target& target, Value value, const FramePtr& frame);
     void emit(std::string_view text);
 

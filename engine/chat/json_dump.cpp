@@ -74,9 +74,10 @@ std::string json_key(const Value& k) {
     }
 }
 
-void newline_indent(std::string& out, const JsonStyle& style, int level) {
+void newline_indent(std::string& out, const JsonStyle& style, int level, Budget& budget) {
     out += '\n';
     for (int i = 0; i < level; ++i) out += style.indent;
+    budget.check_size(out.size());
 }
 
 }  // namespace
@@ -93,7 +94,7 @@ void append_json(std::string& out, const Value& v, const JsonStyle& style, Budge
         case Value::Kind::floating: out += json_float(v.as_float()); return;
         case Value::Kind::string:
             append_json_string(out, v.str(), style.ensure_ascii);
-            budget.charge_bytes(out.size());
+            budget.check_size(out.size());
             return;
         case Value::Kind::list: {
             const auto& items = v.list().items;
@@ -104,10 +105,10 @@ void append_json(std::string& out, const Value& v, const JsonStyle& style, Budge
             out += '[';
             for (size_t i = 0; i < items.size(); ++i) {
                 if (i) out += style.item_separator;
-                if (style.has_indent) newline_indent(out, style, depth + 1);
+                if (style.has_indent) newline_indent(out, style, depth + 1, budget);
                 append_json(out, items[i], style, budget, depth + 1);
             }
-            if (style.has_indent) newline_indent(out, style, depth);
+            if (style.has_indent) newline_indent(out, style, depth, budget);
             out += ']';
             return;
         }
@@ -131,12 +132,12 @@ void append_json(std::string& out, const Value& v, const JsonStyle& style, Budge
             for (const auto* e : order) {
                 if (!first) out += style.item_separator;
                 first = false;
-                if (style.has_indent) newline_indent(out, style, depth + 1);
+                if (style.has_indent) newline_indent(out, style, depth + 1, budget);
                 append_json_string(out, json_key(e->first), style.ensure_ascii);
                 out += style.key_separator;
                 append_json(out, e->second, style, budget, depth + 1);
             }
-            if (style.has_indent) newline_indent(out, style, depth);
+            if (style.has_indent) newline_indent(out, style, depth, budget);
             out += '}';
             return;
         }

@@ -72,7 +72,7 @@ Value affix_test(const std::string& s, CallArgs& args, bool prefix) {
     fail(std::string(method) + " first arg must be str or a tuple of str, not " + type_name(what));
 }
 
-Value pad_method(const std::string& s, CallArgs& args, std::string_view method) {
+Value pad_method(const std::string& s, CallArgs& args, std::string_view method, Budget& budget) {
     ArgReader a(args, std::string(method) + "()", {"width", "fillchar"});
     if (!a.has(0)) fail(std::string(method) + "() takes at least 1 argument (0 given)");
     const int64_t width = require_int(*a.get(0), "width");
@@ -83,7 +83,7 @@ Value pad_method(const std::string& s, CallArgs& args, std::string_view method) 
     }
     const int64_t len = static_cast<int64_t>(unicode::length(s));
     if (width <= len) return Value::text(s);
-    if (width > (1 << 24)) fail("width too large");
+    budget.charge_bytes(static_cast<size_t>(width) * fill.size());
     const int64_t missing = width - len;
     int64_t left = 0;
     if (method == "rjust") left = missing;
@@ -153,7 +153,7 @@ Value string_method(Interpreter& in, const std::string& s, std::string_view name
                 fail("sequence item " + std::to_string(index) + ": expected str instance, " + type_name(item) + " found");
             if (index++) out += s;
             out += item.str();
-            budget.charge_bytes(out.size());
+            budget.check_size(out.size());
         }
         return Value::text(std::move(out));
     }
@@ -172,11 +172,11 @@ Value string_method(Interpreter& in, const std::string& s, std::string_view name
         const int64_t width = require_int(*a.get(0), "width");
         const int64_t len = static_cast<int64_t>(unicode::length(s));
         if (width <= len) return Value::text(s);
-        if (width > (1 << 24)) fail("width too large");
+        budget.charge_bytes(static_cast<size_t>(width));
         const size_t sign = (!s.empty() && (s[0] == '+' || s[0] == '-')) ? 1 : 0;
         return Value::text(s.substr(0, sign) + std::string(static_cast<size_t>(width - len), '0') + s.substr(sign));
     }
-    if (name == "center" || name == "ljust" || name == "rjust") return pad_method(s, args, name);
+    if (name == "center" || name == "ljust" || name == "rjust") return pad_method(s, args, name, budget);
     if (name == "removeprefix" || name == "removesuffix") {
         ArgReader a(args, what, {"affix"});
         if (!a.has(0)) fail(what + " takes exactly one argument (0 given)");
@@ -259,7 +259,11 @@ bool has_method(const Value& self, std::string_view name) {
 
 Value call_method(Interpreter& interp, const Value& self, std::string_view name, CallArgs& args) {
     switch (self.kind()) {
-        case Value::Kind::string: return string_method(interp, self.str(), name, args);
+        case Value::Kind::string: {
+            Value result = string_method(interp, self.str(), name, args);
+            if (result.is_string()) interp.budget().charge_bytes(result.str().size());
+            return result;
+        }
         case Value::Kind::list: return list_method(interp, self, name, args);
         case Value::Kind::dict: return dict_method(interp, self, name, args);
         default: fail("'" + type_name(self) + "' object has no attribute '" + std::string(name) + "'");

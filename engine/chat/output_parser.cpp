@@ -97,17 +97,20 @@ void OutputParser::drain(ParsedDelta& out, bool at_end) {
             const size_t k = pending_.find(options_.tool_close);
             if (k != std::string::npos) {
                 const std::string body = pending_.substr(0, k);
-                if (auto call = parse_tool_call(body))
+                if (auto call = parse_tool_call(body)) {
                     out.tool_calls.push_back(std::move(*call));
-                else
-                    emit(out.content, options_.tool_open + body + options_.tool_close);
+                    strip_leading_ = true;
+                } else {
+                    emit(out.content, tag_space_ + options_.tool_open + body + options_.tool_close);
+                }
+                tag_space_.clear();
                 pending_.erase(0, k + options_.tool_close.size());
                 mode_ = Mode::content;
-                strip_leading_ = true;
                 continue;
             }
             if (at_end) {  // unterminated: the text was not a tool call after all
-                emit(out.content, options_.tool_open + pending_);
+                emit(out.content, tag_space_ + options_.tool_open + pending_);
+                tag_space_.clear();
                 pending_.clear();
                 mode_ = Mode::content;
             }
@@ -123,12 +126,15 @@ void OutputParser::drain(ParsedDelta& out, bool at_end) {
             options_.parse_tool_calls && !options_.tool_open.empty() ? pending_.find(options_.tool_open) : std::string::npos;
         const size_t k = std::min(think_at, tool_at);
         if (k != std::string::npos) {
-            emit(out.content, rstrip(std::string_view(pending_).substr(0, k)));
+            const std::string_view before = std::string_view(pending_).substr(0, k);
+            const std::string_view kept = rstrip(before);
+            emit(out.content, kept);
             if (k == think_at) {
                 pending_.erase(0, k + options_.think_open.size());
                 mode_ = Mode::reasoning;
                 strip_leading_ = true;
             } else {
+                tag_space_ = std::string(before.substr(kept.size()));
                 pending_.erase(0, k + options_.tool_open.size());
                 mode_ = Mode::tool_call;
             }

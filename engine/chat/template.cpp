@@ -7,6 +7,7 @@
 #include "chat/interpreter.h"
 #include "chat/lexer.h"
 #include "chat/parser.h"
+#include "chat/scopes.h"
 #include "chat/unicode.h"
 #include "ember/chat.h"
 
@@ -60,6 +61,7 @@ Template Template::parse(std::string source, std::string name) {
     program->source = jinja::normalize_source(source);
     try {
         program->body = jinja::parse(jinja::tokenize(program->source));
+        jinja::analyze_scopes(*program);
     } catch (const jinja::SyntaxError& e) {
         throw Error(location(program->name, program->source, e.pos) + ": " + e.message);
     }

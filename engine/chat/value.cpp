@@ -317,7 +317,7 @@ void append_repr(std::string& out, const Value& v, Budget& budget, int depth) {
     check_depth(depth, budget);
     switch (v.kind()) {
         case Value::Kind::undefined: out += "Undefined"; return;
-        case Value::Kind::string: append_string_repr(out, v.str()); budget.charge_bytes(out.size()); return;
+        case Value::Kind::string: append_string_repr(out, v.str()); budget.check_size(out.size()); return;
         case Value::Kind::list: {
             const List& l = v.list();
             out += l.tuple ? '(' : '[';
@@ -327,7 +327,7 @@ void append_repr(std::string& out, const Value& v, Budget& budget, int depth) {
             }
             if (l.tuple && l.items.size() == 1) out += ',';
             out += l.tuple ? ')' : ']';
-            budget.charge_bytes(out.size());
+            budget.check_size(out.size());
             return;
         }
         case Value::Kind::dict: {
@@ -341,7 +341,7 @@ void append_repr(std::string& out, const Value& v, Budget& budget, int depth) {
                 append_repr(out, item, budget, depth + 1);
             }
             out += '}';
-            budget.charge_bytes(out.size());
+            budget.check_size(out.size());
             return;
         }
         case Value::Kind::object: v.object().repr(out, budget, depth + 1); return;

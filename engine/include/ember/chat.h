@@ -116,6 +116,7 @@ private:
     std::string pending_;    // text not yet emitted (a possible tag prefix, or a tool call being collected)
     bool seen_content_ = false;   // non-whitespace content was emitted: a think block can no longer open
     bool strip_leading_ = true;   // at the start of a block, whose leading whitespace is dropped
+    std::string tag_space_;       // whitespace dropped before <tool_call>, restored if it is no tool call
     void drain(ParsedDelta& out, bool at_end);
 };
 
