@@ -48,9 +48,10 @@ int scale_code(float value, float d, int lo, int hi) {
     return d != 0.0f ? clamp_int(nearest_int(value / d), lo, hi) : 0;
 }
 
-// Nearest code of x under y = scale * q - min, clamped to [lo, hi]; 0 when the scale is 0.
+// Nearest code of x under y = scale * q - min, clamped to [lo, hi] (which always contains 0); 0 when the scale
+// is 0.
 int weight_code(float x, float scale, float min, int lo, int hi) {
-    return scale != 0.0f ? clamp_int(nearest_int((x + min) / scale), lo, hi) : (lo > 0 ? lo : (hi < 0 ? hi : 0));
+    return scale != 0.0f ? clamp_int(nearest_int((x + min) / scale), lo, hi) : 0;
 }
 
 // Q2_K/Q4_K/Q5_K: affine sub-blocks of `sub` weights with scale and min codes in [0, scale_max].

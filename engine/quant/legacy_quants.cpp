@@ -36,6 +36,12 @@ void min_max(const float* x, float& min, float& max) {
 
 float inverse_or_zero(float d) { return d != 0.0f ? 1.0f / d : 0.0f; }
 
+// A rounded value as an int8 code in [-127, 127]; NaN (from non-finite input) becomes 0.
+int8_t int8_code(float v) {
+    if (!(v == v)) return 0;
+    return static_cast<int8_t>(std::fmin(std::fmax(v, -127.0f), 127.0f));
+}
+
 // Truncation of a non-negative value, clamped to [0, top].
 uint8_t trunc_clamp(float v, int top) {
     if (!(v > 0.0f)) return 0;
@@ -209,10 +215,7 @@ void q8_0_quantize(const float* x, void* dst, int64_t n, const float*) {
         for (int i = 0; i < qk; ++i) amax = std::fmax(amax, std::fabs(x[i]));
         const float d = amax / 127.0f;
         const float id = inverse_or_zero(d);
-        for (int i = 0; i < qk; ++i) {
-            const float v = std::round(x[i] * id);  // half away from zero
-            b[k].qs[i] = static_cast<int8_t>(v > 127.0f ? 127.0f : (v < -127.0f ? -127.0f : (v == v ? v : 0.0f)));
-        }
+        for (int i = 0; i < qk; ++i) b[k].qs[i] = int8_code(std::round(x[i] * id));  // half away from zero
         store_fp16(b[k].d, d);
     }
 }

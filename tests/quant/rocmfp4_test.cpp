@@ -246,9 +246,8 @@ TEST(RocmFp4, DequantizationIsExactProducts) {
 
 // --- FP3, FP6, FP8 ---------------------------------------------------------------------------------------------
 
-// Decoded squared error of a 16- or 32-weight part at byte e, from the public dequantizer on a block re-encoded
-// by hand would need the codec; instead compare the chosen byte's true error with the error of every other byte
-// computed from the spec's code rules.
+// The fp32 squared error of a sub-block at byte e under the spec's code rules for FP3 (nearest of {0, 1, 2, 4}
+// with inclusive thresholds) and FP6/FP8 (x / s rounded half away from zero, clamped), written independently here.
 float sibling_error(TensorType t, const float* x, int n, int e) {
     const float s = q::rocmfp_scale(static_cast<uint8_t>(e));
     float err = 0.0f;
