@@ -145,4 +145,35 @@ void append_json(std::string& out, const Value& v, const JsonStyle& style, Budge
     }
 }
 
+namespace {
+
+nlohmann::ordered_json to_json_at(const Value& v, Budget& budget, int depth) {
+    if (depth > budget.value_depth_limit())
+        throw Failure(Failure::Kind::limit, "value nested deeper than the limit of " +
+                                                std::to_string(budget.value_depth_limit()) + " levels");
+    budget.step();
+    switch (v.kind()) {
+        case Value::Kind::none: return nullptr;
+        case Value::Kind::boolean: return v.as_bool();
+        case Value::Kind::integer: return v.as_int();
+        case Value::Kind::floating: return v.as_float();
+        case Value::Kind::string: return v.str();
+        case Value::Kind::list: {
+            auto out = nlohmann::ordered_json::array();
+            for (const Value& item : v.list().items) out.push_back(to_json_at(item, budget, depth + 1));
+            return out;
+        }
+        case Value::Kind::dict: {
+            auto out = nlohmann::ordered_json::object();
+            for (const auto& [k, item] : v.dict().entries) out[json_key(k)] = to_json_at(item, budget, depth + 1);
+            return out;
+        }
+        default: fail("Object of type " + type_name(v) + " is not JSON serializable");
+    }
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const Value& v, Budget& budget) { return to_json_at(v, budget, 0); }
+
 }  // namespace ember::chat::jinja

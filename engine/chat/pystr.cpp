@@ -50,13 +50,15 @@ std::string strip(std::string_view s, const std::optional<std::string>& chars, b
         }
     }
     if (right) {
-        // Walk forward, remembering where the last kept code point ends.
-        size_t last_kept = begin;
-        for (size_t i = begin; i < end;) {
+        // Backwards, one code point at a time (strings inside the interpreter are valid UTF-8).
+        while (end > begin) {
+            size_t start = end - 1;
+            while (start > begin && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
+            size_t i = start;
             const char32_t c = unicode::next(s, i);
-            if (!strippable(c)) last_kept = i;
+            if (i != end || !strippable(c)) break;
+            end = start;
         }
-        end = last_kept;
     }
     return std::string(s.substr(begin, end - begin));
 }

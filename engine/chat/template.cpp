@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // ember::chat::Template: parsing and rendering, with every internal failure turned into one located line.
+#include <cstdio>
 #include <ctime>
 
 #include "chat/ast.h"
@@ -26,6 +27,30 @@ std::string location(const std::string& name, const std::string& source, size_t 
     }
     const size_t col = 1 + unicode::length(std::string_view(source).substr(line_start, pos - line_start));
     return name + ":" + std::to_string(line) + ":" + std::to_string(col);
+}
+
+// Messages quote template text and data, which may hold line breaks: control characters are escaped so that
+// every error stays one line.
+std::string one_line(std::string_view message) {
+    std::string out;
+    out.reserve(message.size());
+    for (char c : message) {
+        const auto b = static_cast<unsigned char>(c);
+        if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\r') {
+            out += "\\r";
+        } else if (c == '\t') {
+            out += "\\t";
+        } else if (b < 0x20 || b == 0x7F) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", b);
+            out += buf;
+        } else {
+            out += c;
+        }
+    }
+    return out;
 }
 
 std::tm to_tm(std::optional<std::chrono::local_seconds> now) {
@@ -57,13 +82,13 @@ Template Template::parse(std::string source, std::string name) {
     auto program = std::make_shared<jinja::Program>();
     program->name = std::move(name);
     if (const size_t bad = unicode::find_invalid(source); bad != std::string::npos)
-        throw Error(location(program->name, source, bad) + ": invalid UTF-8 in the template");
+        throw Error(one_line(location(program->name, source, bad) + ": invalid UTF-8 in the template"));
     program->source = jinja::normalize_source(source);
     try {
         program->body = jinja::parse(jinja::tokenize(program->source));
         jinja::analyze_scopes(*program);
     } catch (const jinja::SyntaxError& e) {
-        throw Error(location(program->name, program->source, e.pos) + ": " + e.message);
+        throw Error(one_line(location(program->name, program->source, e.pos) + ": " + e.message));
     }
     return Template(std::move(program));
 }
@@ -80,14 +105,14 @@ std::string Template::render(const nlohmann::ordered_json& variables, const Limi
     try {
         values = variables.is_null() ? jinja::Value::make_dict() : jinja::from_json(variables, budget, "the variables");
     } catch (const jinja::Failure& f) {
-        throw Error(program.name + ": " + f.what());
+        throw Error(one_line(program.name + ": " + f.what()));
     }
     jinja::Interpreter interp(program, budget, to_tm(now));
     try {
         return interp.render(values);
     } catch (const jinja::Failure& f) {
-        if (f.kind() == jinja::Failure::Kind::raised) throw Error(program.name + ": " + f.what());
-        throw Error(location(program.name, program.source, interp.position()) + ": " + f.what());
+        if (f.kind() == jinja::Failure::Kind::raised) throw Error(one_line(program.name + ": " + f.what()));
+        throw Error(one_line(location(program.name, program.source, interp.position()) + ": " + f.what()));
     }
 }
 

@@ -173,6 +173,9 @@ bool reaches(const Value& from, const void* target, Budget& budget);
 
 // JSON data to values; depth-limited, strings validated as UTF-8. `where` names the input in messages.
 Value from_json(const nlohmann::ordered_json& j, Budget& budget, std::string_view where);
+// Values back to JSON data, as json.dumps would see them: tuples become arrays, non-string keys strings;
+// undefined, namespaces and callables are refused.
+nlohmann::ordered_json to_json(const Value& v, Budget& budget);
 
 // Hugging Face's tojson: json.dumps(ensure_ascii=False, indent=None, separators=None, sort_keys=False).
 struct JsonStyle {

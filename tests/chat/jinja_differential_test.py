@@ -84,7 +84,7 @@ class Gen:
             return self.pick(LISTS)
         a = self.list_(depth - 1)
         return self.pick([
-            f"({a}|sort(attribute=none))" if False else f"(xs|sort)", f"(ws|sort)", f"(ws|sort(case_sensitive=true))",
+            "(xs|sort)", "(ws|sort)", "(ws|sort(case_sensitive=true))", f"({a}|sort(reverse=true))",
             f"({a}|reverse|list)", f"({a}[1:])", f"({a}[::-1])", f"({a} + {self.list_(depth - 1)})",
             f"({self.str_(depth - 1)}.split())", f"(ws|unique|list)", f"({a}|map('string')|list)",
             f"(xs|select('odd')|list)", f"(xs|reject('even')|list)", f"(xs|select('gt', 2)|list)",

@@ -9,6 +9,7 @@ OUT_DIR/with_template.gguf         tokenizer.chat_template using bos/eos, and to
 OUT_DIR/qwen3.6.gguf               the real Qwen3.6 template embedded, as a model file carries it
 OUT_DIR/without_template.gguf      tokens but no chat template
 OUT_DIR/bad_eos.gguf               an eos id outside the token list
+OUT_DIR/jinja_seeds/               the templates of jinja_cases.json, one file each (fuzzer seeds)
 """
 import importlib.util
 import json
@@ -51,6 +52,11 @@ def main() -> int:
     write_model(out / "qwen3.6.gguf", (templates / "qwen3.6.jinja").read_text(encoding="utf-8"))
     write_model(out / "without_template.gguf", None)
     write_model(out / "bad_eos.gguf", BOS_EOS_TEMPLATE, eos_id=99)
+    seeds = out / "jinja_seeds"
+    seeds.mkdir(exist_ok=True)
+    cases = json.loads((Path(__file__).parent / "jinja_cases.json").read_text(encoding="utf-8"))["cases"]
+    for case in cases:
+        (seeds / f"{case['name']}.jinja").write_text(case["template"], encoding="utf-8")
     return 0
 
 
