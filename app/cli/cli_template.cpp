@@ -46,7 +46,8 @@ std::chrono::local_seconds parse_now(const std::string& text) {
     int y, mo, d, h = 0, mi = 0, s = 0;
     char tail = 0;
     const int n = std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d, &h, &mi, &s, &tail);
-    if ((n != 3 && n != 6) || tail != 0) throw Error("--now: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, got '" + text + "'");
+    if ((n != 3 && n != 6) || tail != 0)
+        throw Error("--now: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, got '" + text + "'");
     using namespace std::chrono;
     const year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
     if (!ymd.ok() || h > 23 || mi > 59 || s > 59) throw Error("--now: not a valid date and time: '" + text + "'");
@@ -64,13 +65,20 @@ int run_template(const Args& args) {
             if (i + 1 >= args.size()) throw Error("template: " + a + " needs a value");
             return args[++i];
         };
-        if (a == "-m" || a == "--model") model = value();
-        else if (a == "--messages") messages_path = value();
-        else if (a == "--template") template_path = value();
-        else if (a == "--bos-token") bos = value();
-        else if (a == "--eos-token") eos = value();
-        else if (a == "--now") now = value();
-        else if (a == "--no-generation-prompt") generation_prompt = false;
+        if (a == "-m" || a == "--model")
+            model = value();
+        else if (a == "--messages")
+            messages_path = value();
+        else if (a == "--template")
+            template_path = value();
+        else if (a == "--bos-token")
+            bos = value();
+        else if (a == "--eos-token")
+            eos = value();
+        else if (a == "--now")
+            now = value();
+        else if (a == "--no-generation-prompt")
+            generation_prompt = false;
         else if (a == "-h" || a == "--help") {
             std::cout << kUsage;
             return 0;

@@ -16,7 +16,21 @@ namespace ember::chat::jinja {
 // Expressions
 
 enum class ExprKind : uint8_t {
-    literal, name, list, dict, get_attr, get_item, slice, call, filter, test, unary, binary, concat, compare, cond
+    literal,
+    name,
+    list,
+    dict,
+    get_attr,
+    get_item,
+    slice,
+    call,
+    filter,
+    test,
+    unary,
+    binary,
+    concat,
+    compare,
+    cond
 };
 
 struct Expr {
@@ -58,7 +72,8 @@ struct DictExpr : Expr {
 struct GetAttr : Expr {  // a.b
     ExprPtr object;
     std::string attr;
-    GetAttr(uint32_t p, ExprPtr o, std::string a) : Expr(ExprKind::get_attr, p), object(std::move(o)), attr(std::move(a)) {}
+    GetAttr(uint32_t p, ExprPtr o, std::string a)
+        : Expr(ExprKind::get_attr, p), object(std::move(o)), attr(std::move(a)) {}
 };
 
 struct GetItem : Expr {  // a[b]
@@ -129,7 +144,18 @@ struct CondExpr : Expr {  // then if cond else otherwise
 // Statements
 
 enum class StmtKind : uint8_t {
-    text, print, if_, for_, set, set_block, macro, call_block, filter_block, with, break_, continue_
+    text,
+    print,
+    if_,
+    for_,
+    set,
+    set_block,
+    macro,
+    call_block,
+    filter_block,
+    with,
+    break_,
+    continue_
 };
 
 struct Stmt {

@@ -10,16 +10,18 @@ constexpr uint64_t clock_check_interval = 4096;
 // even with sanitizers inflating frames.
 constexpr std::ptrdiff_t stack_budget_bytes = 3 << 20;
 
-[[gnu::noinline]] const char* stack_position() { return static_cast<const char*>(__builtin_frame_address(0)); }
+[[gnu::noinline]] const char* stack_position() {
+    return static_cast<const char*>(__builtin_frame_address(0));
+}
 
 }  // namespace
 
-void fail(std::string message) { throw Failure(Failure::Kind::error, std::move(message)); }
+void fail(std::string message) {
+    throw Failure(Failure::Kind::error, std::move(message));
+}
 
 Budget::Budget(const Limits& limits)
-    : limits_(limits),
-      deadline_(std::chrono::steady_clock::now() + limits.max_time),
-      stack_base_(stack_position()) {}
+    : limits_(limits), deadline_(std::chrono::steady_clock::now() + limits.max_time), stack_base_(stack_position()) {}
 
 void Budget::slow_check() {
     if (steps_ > limits_.max_steps)
@@ -27,8 +29,8 @@ void Budget::slow_check() {
                                                 " steps (a loop that is too long?)");
     next_clock_check_ = steps_ + clock_check_interval;
     if (std::chrono::steady_clock::now() > deadline_)
-        throw Failure(Failure::Kind::limit, "rendering took longer than the limit of " +
-                                                std::to_string(limits_.max_time.count()) + " ms");
+        throw Failure(Failure::Kind::limit,
+                      "rendering took longer than the limit of " + std::to_string(limits_.max_time.count()) + " ms");
 }
 
 void Budget::string_too_long(size_t n) const {

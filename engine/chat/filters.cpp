@@ -18,7 +18,9 @@ namespace {
 
 using Filter = Value (*)(Interpreter&, const Value&, CallArgs&);
 
-std::string soft_str(Interpreter& in, const Value& v) { return to_str(v, in.budget()); }
+std::string soft_str(Interpreter& in, const Value& v) {
+    return to_str(v, in.budget());
+}
 
 // attribute paths like "user.name" or "items.0": each part looked up as an item first, then an attribute.
 std::vector<Value> attribute_parts(const Value& attribute) {
@@ -43,7 +45,9 @@ Value lookup_path(Interpreter& in, Value item, const std::vector<Value>& parts, 
     return item;
 }
 
-Value ignore_case(const Value& v) { return v.is_string() ? Value::text(unicode::lower(v.str())) : v; }
+Value ignore_case(const Value& v) {
+    return v.is_string() ? Value::text(unicode::lower(v.str())) : v;
+}
 
 void sort_values(Interpreter& in, std::vector<Value>& keys_and_items, std::vector<size_t>& order,
                  const std::vector<Value>& keys, bool reverse) {
@@ -173,7 +177,8 @@ Value f_center(Interpreter& in, const Value& v, CallArgs& args) {
     in.budget().charge_bytes(static_cast<size_t>(width));
     const int64_t margin = width - len;
     const int64_t left = margin / 2 + (margin & width & 1);
-    return Value::text(std::string(static_cast<size_t>(left), ' ') + s + std::string(static_cast<size_t>(margin - left), ' '));
+    return Value::text(std::string(static_cast<size_t>(left), ' ') + s +
+                       std::string(static_cast<size_t>(margin - left), ' '));
 }
 
 Value f_truncate(Interpreter& in, const Value& v, CallArgs& args) {
@@ -291,7 +296,8 @@ std::optional<double> parse_python_float(std::string_view text) {
     }
     if (body == "inf" || body == "infinity") return negative ? -HUGE_VAL : HUGE_VAL;
     if (body == "nan") return std::nan("");
-    if (body.empty() || body.front() == '_' || body.back() == '_' || body.find("__") != std::string::npos) return std::nullopt;
+    if (body.empty() || body.front() == '_' || body.back() == '_' || body.find("__") != std::string::npos)
+        return std::nullopt;
     for (size_t i = 0; i < body.size(); ++i)
         if (body[i] == '_' && !(i > 0 && std::isdigit(static_cast<unsigned char>(body[i - 1])) && i + 1 < body.size() &&
                                 std::isdigit(static_cast<unsigned char>(body[i + 1]))))
@@ -300,8 +306,10 @@ std::optional<double> parse_python_float(std::string_view text) {
     if (body.find_first_not_of("0123456789.e+-") != std::string::npos) return std::nullopt;
     double d = 0.0;
     const auto res = std::from_chars(body.data(), body.data() + body.size(), d);
-    if (res.ec == std::errc::result_out_of_range) d = HUGE_VAL;
-    else if (res.ec != std::errc() || res.ptr != body.data() + body.size()) return std::nullopt;
+    if (res.ec == std::errc::result_out_of_range)
+        d = HUGE_VAL;
+    else if (res.ec != std::errc() || res.ptr != body.data() + body.size())
+        return std::nullopt;
     return negative ? -d : d;
 }
 
@@ -320,7 +328,8 @@ Value f_int(Interpreter& in, const Value& v, CallArgs& args) {
     if (v.is_string()) {
         if (auto i = parse_python_int(v.str(), base)) return Value::integer(*i);
         if (auto d = parse_python_float(v.str())) {
-            if (std::isfinite(*d) && std::fabs(*d) < 9.2e18) return Value::integer(static_cast<int64_t>(std::trunc(*d)));
+            if (std::isfinite(*d) && std::fabs(*d) < 9.2e18)
+                return Value::integer(static_cast<int64_t>(std::trunc(*d)));
         }
     }
     return fallback;
@@ -394,17 +403,23 @@ Value f_round(Interpreter&, const Value& v, CallArgs& args) {
 Value f_length(Interpreter&, const Value& v, CallArgs& args) {
     ArgReader a(args, "length()", {});
     switch (v.kind()) {
-        case Value::Kind::undefined: return Value::integer(0);
-        case Value::Kind::string: return Value::integer(static_cast<int64_t>(unicode::length(v.str())));
-        case Value::Kind::list: return Value::integer(static_cast<int64_t>(v.list().items.size()));
-        case Value::Kind::dict: return Value::integer(static_cast<int64_t>(v.dict().entries.size()));
-        default: fail("object of type '" + type_name(v) + "' has no len()");
+        case Value::Kind::undefined:
+            return Value::integer(0);
+        case Value::Kind::string:
+            return Value::integer(static_cast<int64_t>(unicode::length(v.str())));
+        case Value::Kind::list:
+            return Value::integer(static_cast<int64_t>(v.list().items.size()));
+        case Value::Kind::dict:
+            return Value::integer(static_cast<int64_t>(v.dict().entries.size()));
+        default:
+            fail("object of type '" + type_name(v) + "' has no len()");
     }
 }
 
 Value f_first(Interpreter& in, const Value& v, CallArgs& args) {
     ArgReader a(args, "first()", {});
-    if (v.is_list()) return v.list().items.empty() ? Value::undefined("No first item, sequence was empty.") : v.list().items.front();
+    if (v.is_list())
+        return v.list().items.empty() ? Value::undefined("No first item, sequence was empty.") : v.list().items.front();
     std::vector<Value> items = in.iterate(v);
     return items.empty() ? Value::undefined("No first item, sequence was empty.") : items.front();
 }
@@ -558,8 +573,8 @@ Value min_or_max(Interpreter& in, const Value& v, CallArgs& args, bool want_max)
     Value best_key = sort_key(in, items[0], paths, case_sensitive);
     for (size_t i = 1; i < items.size(); ++i) {
         Value key = sort_key(in, items[i], paths, case_sensitive);
-        const bool better = want_max ? compare(key, best_key, ">", in.budget()) != 0
-                                     : compare(key, best_key, "<", in.budget()) != 0;
+        const bool better =
+            want_max ? compare(key, best_key, ">", in.budget()) != 0 : compare(key, best_key, "<", in.budget()) != 0;
         if (better) {
             best = i;
             best_key = std::move(key);
@@ -568,8 +583,12 @@ Value min_or_max(Interpreter& in, const Value& v, CallArgs& args, bool want_max)
     return items[best];
 }
 
-Value f_min(Interpreter& in, const Value& v, CallArgs& args) { return min_or_max(in, v, args, false); }
-Value f_max(Interpreter& in, const Value& v, CallArgs& args) { return min_or_max(in, v, args, true); }
+Value f_min(Interpreter& in, const Value& v, CallArgs& args) {
+    return min_or_max(in, v, args, false);
+}
+Value f_max(Interpreter& in, const Value& v, CallArgs& args) {
+    return min_or_max(in, v, args, true);
+}
 
 Value f_sum(Interpreter& in, const Value& v, CallArgs& args) {
     ArgReader a(args, "sum()", {"attribute", "start"});
@@ -577,26 +596,31 @@ Value f_sum(Interpreter& in, const Value& v, CallArgs& args) {
     Value total = a.get_or(1, Value::integer(0));
     if (total.is_string()) fail("sum() can't sum strings [use ''.join(seq) instead]");
     for (const Value& item : in.iterate(v))
-        total = binary_op(BinaryOp::add, total, parts.empty() ? item : lookup_path(in, item, parts, nullptr), in.budget());
+        total =
+            binary_op(BinaryOp::add, total, parts.empty() ? item : lookup_path(in, item, parts, nullptr), in.budget());
     return total;
 }
 
 Value f_map(Interpreter& in, const Value& v, CallArgs& args) {
     std::vector<Value> out;
-    const bool by_attribute = args.positional.empty() &&
-                              std::any_of(args.keywords.begin(), args.keywords.end(),
-                                          [](const auto& kw) { return kw.first == "attribute"; });
+    const bool by_attribute =
+        args.positional.empty() &&
+        std::any_of(args.keywords.begin(), args.keywords.end(), [](const auto& kw) { return kw.first == "attribute"; });
     if (by_attribute) {
         Value attribute, fallback;
         bool has_default = false;
         for (const auto& [k, val] : args.keywords) {
-            if (k == "attribute") attribute = val;
-            else if (k == "default") fallback = val, has_default = true;
-            else fail("Unexpected keyword argument '" + k + "'");
+            if (k == "attribute")
+                attribute = val;
+            else if (k == "default")
+                fallback = val, has_default = true;
+            else
+                fail("Unexpected keyword argument '" + k + "'");
         }
         const std::vector<Value> parts = attribute_parts(attribute);
         const bool use_default = has_default && !fallback.is_none();
-        for (const Value& item : in.iterate(v)) out.push_back(lookup_path(in, item, parts, use_default ? &fallback : nullptr));
+        for (const Value& item : in.iterate(v))
+            out.push_back(lookup_path(in, item, parts, use_default ? &fallback : nullptr));
         return Value::make_list(std::move(out));
     }
     if (args.positional.empty()) fail("map requires a filter argument");
@@ -633,7 +657,8 @@ Value select_or_reject(Interpreter& in, const Value& v, CallArgs& args, bool sel
             ok = truthy(subject);
         } else {
             CallArgs rest;
-            rest.positional.assign(args.positional.begin() + static_cast<std::ptrdiff_t>(next) + 1, args.positional.end());
+            rest.positional.assign(args.positional.begin() + static_cast<std::ptrdiff_t>(next) + 1,
+                                   args.positional.end());
             rest.keywords = args.keywords;
             ok = apply_test(in, test, subject, rest);
         }
@@ -642,10 +667,18 @@ Value select_or_reject(Interpreter& in, const Value& v, CallArgs& args, bool sel
     return Value::make_list(std::move(out));
 }
 
-Value f_select(Interpreter& in, const Value& v, CallArgs& args) { return select_or_reject(in, v, args, true, false); }
-Value f_reject(Interpreter& in, const Value& v, CallArgs& args) { return select_or_reject(in, v, args, false, false); }
-Value f_selectattr(Interpreter& in, const Value& v, CallArgs& args) { return select_or_reject(in, v, args, true, true); }
-Value f_rejectattr(Interpreter& in, const Value& v, CallArgs& args) { return select_or_reject(in, v, args, false, true); }
+Value f_select(Interpreter& in, const Value& v, CallArgs& args) {
+    return select_or_reject(in, v, args, true, false);
+}
+Value f_reject(Interpreter& in, const Value& v, CallArgs& args) {
+    return select_or_reject(in, v, args, false, false);
+}
+Value f_selectattr(Interpreter& in, const Value& v, CallArgs& args) {
+    return select_or_reject(in, v, args, true, true);
+}
+Value f_rejectattr(Interpreter& in, const Value& v, CallArgs& args) {
+    return select_or_reject(in, v, args, false, true);
+}
 
 Value f_default(Interpreter&, const Value& v, CallArgs& args) {
     ArgReader a(args, "default()", {"default_value", "boolean"});
@@ -690,21 +723,28 @@ struct FilterEntry {
 };
 
 constexpr FilterEntry filters[] = {
-    {"abs", f_abs},         {"attr", f_attr},           {"batch", f_batch},
-    {"capitalize", f_capitalize}, {"center", f_center}, {"count", f_length},
-    {"d", f_default},       {"default", f_default},     {"dictsort", f_dictsort},
-    {"e", f_escape},        {"escape", f_escape},       {"first", f_first},
-    {"float", f_float},     {"forceescape", f_forceescape}, {"format", f_format},
-    {"indent", f_indent},   {"int", f_int},             {"items", f_items},
-    {"join", f_join},       {"last", f_last},           {"length", f_length},
-    {"list", f_list},       {"lower", f_lower},         {"map", f_map},
-    {"max", f_max},         {"min", f_min},             {"reject", f_reject},
-    {"rejectattr", f_rejectattr}, {"replace", f_replace}, {"reverse", f_reverse},
-    {"round", f_round},     {"safe", f_safe},           {"select", f_select},
-    {"selectattr", f_selectattr}, {"sort", f_sort},     {"string", f_string},
-    {"sum", f_sum},         {"title", f_title},         {"tojson", f_tojson},
-    {"trim", f_trim},       {"truncate", f_truncate},   {"unique", f_unique},
-    {"upper", f_upper},     {"wordcount", f_wordcount},
+    {"abs", f_abs},           {"attr", f_attr},
+    {"batch", f_batch},       {"capitalize", f_capitalize},
+    {"center", f_center},     {"count", f_length},
+    {"d", f_default},         {"default", f_default},
+    {"dictsort", f_dictsort}, {"e", f_escape},
+    {"escape", f_escape},     {"first", f_first},
+    {"float", f_float},       {"forceescape", f_forceescape},
+    {"format", f_format},     {"indent", f_indent},
+    {"int", f_int},           {"items", f_items},
+    {"join", f_join},         {"last", f_last},
+    {"length", f_length},     {"list", f_list},
+    {"lower", f_lower},       {"map", f_map},
+    {"max", f_max},           {"min", f_min},
+    {"reject", f_reject},     {"rejectattr", f_rejectattr},
+    {"replace", f_replace},   {"reverse", f_reverse},
+    {"round", f_round},       {"safe", f_safe},
+    {"select", f_select},     {"selectattr", f_selectattr},
+    {"sort", f_sort},         {"string", f_string},
+    {"sum", f_sum},           {"title", f_title},
+    {"tojson", f_tojson},     {"trim", f_trim},
+    {"truncate", f_truncate}, {"unique", f_unique},
+    {"upper", f_upper},       {"wordcount", f_wordcount},
 };
 
 const FilterEntry* find_filter(std::string_view name) {
@@ -715,7 +755,9 @@ const FilterEntry* find_filter(std::string_view name) {
 
 }  // namespace
 
-bool has_filter(std::string_view name) { return find_filter(name) != nullptr; }
+bool has_filter(std::string_view name) {
+    return find_filter(name) != nullptr;
+}
 
 Value apply_filter(Interpreter& interp, std::string_view name, const Value& operand, CallArgs& args) {
     const FilterEntry* f = find_filter(name);

@@ -18,7 +18,7 @@ constexpr int max_precision = 200;
 
 struct Spec {
     char fill = ' ';
-    char align = 0;  // '<', '>', '^', '=' or 0 for the type's default
+    char align = 0;   // '<', '>', '^', '=' or 0 for the type's default
     char sign = '-';  // '-', '+', ' '
     bool alternate = false;
     bool zero = false;
@@ -75,11 +75,20 @@ std::string format_int(int64_t value, const Spec& spec) {
     int base = 10;
     std::string prefix;
     switch (spec.type) {
-        case 'b': base = 2, prefix = "0b"; break;
-        case 'o': base = 8, prefix = "0o"; break;
-        case 'x': base = 16, prefix = "0x"; break;
-        case 'X': base = 16, prefix = "0X"; break;
-        default: break;
+        case 'b':
+            base = 2, prefix = "0b";
+            break;
+        case 'o':
+            base = 8, prefix = "0o";
+            break;
+        case 'x':
+            base = 16, prefix = "0x";
+            break;
+        case 'X':
+            base = 16, prefix = "0X";
+            break;
+        default:
+            break;
     }
     std::string digits;
     uint64_t m = magnitude;
@@ -95,12 +104,24 @@ std::string format_int(int64_t value, const Spec& spec) {
 std::string printf_float(double v, int precision, char conv, bool alternate) {
     char buf[512];
     switch (conv) {
-        case 'e': std::snprintf(buf, sizeof buf, alternate ? "%#.*e" : "%.*e", precision, v); break;
-        case 'E': std::snprintf(buf, sizeof buf, alternate ? "%#.*E" : "%.*E", precision, v); break;
-        case 'g': std::snprintf(buf, sizeof buf, alternate ? "%#.*g" : "%.*g", precision, v); break;
-        case 'G': std::snprintf(buf, sizeof buf, alternate ? "%#.*G" : "%.*G", precision, v); break;
-        case 'F': std::snprintf(buf, sizeof buf, alternate ? "%#.*F" : "%.*F", precision, v); break;
-        default: std::snprintf(buf, sizeof buf, alternate ? "%#.*f" : "%.*f", precision, v); break;
+        case 'e':
+            std::snprintf(buf, sizeof buf, alternate ? "%#.*e" : "%.*e", precision, v);
+            break;
+        case 'E':
+            std::snprintf(buf, sizeof buf, alternate ? "%#.*E" : "%.*E", precision, v);
+            break;
+        case 'g':
+            std::snprintf(buf, sizeof buf, alternate ? "%#.*g" : "%.*g", precision, v);
+            break;
+        case 'G':
+            std::snprintf(buf, sizeof buf, alternate ? "%#.*G" : "%.*G", precision, v);
+            break;
+        case 'F':
+            std::snprintf(buf, sizeof buf, alternate ? "%#.*F" : "%.*F", precision, v);
+            break;
+        default:
+            std::snprintf(buf, sizeof buf, alternate ? "%#.*f" : "%.*f", precision, v);
+            break;
     }
     return buf;
 }
@@ -144,11 +165,13 @@ std::string format_value(const Value& v, Spec spec, Budget& budget) {
     }
     const char t = spec.type;
     if (v.is_string() || ((v.is_none() || v.is_list() || v.is_dict() || v.is_undefined() || v.is_object()) && t == 0)) {
-        if (t && t != 's') fail(std::string("Unknown format code '") + t + "' for object of type '" + type_name(v) + "'");
+        if (t && t != 's')
+            fail(std::string("Unknown format code '") + t + "' for object of type '" + type_name(v) + "'");
         std::string s = to_str(v, budget);
         if (spec.precision >= 0) {
             const auto b = unicode::boundaries(s);
-            if (static_cast<size_t>(spec.precision) + 1 < b.size()) s = s.substr(0, b[static_cast<size_t>(spec.precision)]);
+            if (static_cast<size_t>(spec.precision) + 1 < b.size())
+                s = s.substr(0, b[static_cast<size_t>(spec.precision)]);
         }
         return pad(std::move(s), spec, '<', budget);
     }
@@ -245,12 +268,18 @@ std::string percent_format(const std::string& format, const Value& args, Budget&
         spec.align = '>';
         for (; i < format.size(); ++i) {
             const char f = format[i];
-            if (f == '-') spec.align = '<';
-            else if (f == '0') spec.zero = true;
-            else if (f == '+') spec.sign = '+';
-            else if (f == ' ') { if (spec.sign != '+') spec.sign = ' '; }
-            else if (f == '#') spec.alternate = true;
-            else break;
+            if (f == '-')
+                spec.align = '<';
+            else if (f == '0')
+                spec.zero = true;
+            else if (f == '+')
+                spec.sign = '+';
+            else if (f == ' ') {
+                if (spec.sign != '+') spec.sign = ' ';
+            } else if (f == '#')
+                spec.alternate = true;
+            else
+                break;
         }
         if (i < format.size() && format[i] == '*') {
             spec.width = static_cast<size_t>(std::max<int64_t>(0, require_int(take(), "* wants int")));
@@ -292,7 +321,8 @@ std::string percent_format(const std::string& format, const Value& args, Budget&
                 std::string s = to_str(value, budget);
                 if (spec.precision >= 0) {
                     const auto b = unicode::boundaries(s);
-                    if (static_cast<size_t>(spec.precision) + 1 < b.size()) s = s.substr(0, b[static_cast<size_t>(spec.precision)]);
+                    if (static_cast<size_t>(spec.precision) + 1 < b.size())
+                        s = s.substr(0, b[static_cast<size_t>(spec.precision)]);
                 }
                 Spec plain = spec;
                 plain.fill = ' ';
@@ -317,12 +347,14 @@ std::string percent_format(const std::string& format, const Value& args, Budget&
             case 'X':
             case 'o': {
                 if (!value.is_number())
-                    fail(std::string("%") + conv + " format: " + (conv == 'd' || conv == 'i' || conv == 'u' ? "a real number" : "an integer") +
+                    fail(std::string("%") + conv +
+                         " format: " + (conv == 'd' || conv == 'i' || conv == 'u' ? "a real number" : "an integer") +
                          " is required, not " + type_name(value));
                 int64_t n;
                 if (value.is_float()) {
                     const double d = value.as_float();
-                    if (conv != 'd' && conv != 'i' && conv != 'u') fail(std::string("%") + conv + " format: an integer is required, not float");
+                    if (conv != 'd' && conv != 'i' && conv != 'u')
+                        fail(std::string("%") + conv + " format: an integer is required, not float");
                     if (!std::isfinite(d) || std::fabs(d) >= 9.2e18) fail("cannot convert float to integer");
                     n = static_cast<int64_t>(d);
                 } else {
@@ -332,7 +364,8 @@ std::string percent_format(const std::string& format, const Value& args, Budget&
                 s.type = (conv == 'x' || conv == 'X' || conv == 'o') ? conv : 'd';
                 piece = format_int(n, s);
                 if (spec.precision > 0) {  // minimum digits
-                    const size_t sign = (!piece.empty() && (piece[0] == '-' || piece[0] == '+' || piece[0] == ' ')) ? 1 : 0;
+                    const size_t sign =
+                        (!piece.empty() && (piece[0] == '-' || piece[0] == '+' || piece[0] == ' ')) ? 1 : 0;
                     const size_t prefix = sign + (spec.alternate && s.type != 'd' ? 2 : 0);
                     const size_t digits = piece.size() - prefix;
                     if (digits < static_cast<size_t>(spec.precision))
@@ -426,11 +459,13 @@ std::string brace_format(const std::string& format, const CallArgs& args, Budget
         if (head.empty() || (head.find_first_not_of("0123456789") == std::string::npos)) {
             size_t index;
             if (head.empty()) {
-                if (numbering == manual) fail("cannot switch from manual field specification to automatic field numbering");
+                if (numbering == manual)
+                    fail("cannot switch from manual field specification to automatic field numbering");
                 numbering = automatic;
                 index = auto_index++;
             } else {
-                if (numbering == automatic) fail("cannot switch from automatic field numbering to manual field specification");
+                if (numbering == automatic)
+                    fail("cannot switch from automatic field numbering to manual field specification");
                 numbering = manual;
                 index = head.size() > 9 ? SIZE_MAX : static_cast<size_t>(std::stoul(head));
             }
@@ -450,7 +485,8 @@ std::string brace_format(const std::string& format, const CallArgs& args, Budget
         for (size_t p = part; p != std::string::npos && p < field.size();) {
             if (field[p] == '.') {
                 const size_t end = field.find_first_of(".[", p + 1);
-                const std::string name = field.substr(p + 1, end == std::string::npos ? std::string::npos : end - p - 1);
+                const std::string name =
+                    field.substr(p + 1, end == std::string::npos ? std::string::npos : end - p - 1);
                 if (!value.is_dict()) fail("'" + type_name(value) + "' object has no attribute '" + name + "'");
                 const Value* v = value.dict().find(std::string_view(name));
                 if (!v) fail("'dict' object has no attribute '" + name + "'");

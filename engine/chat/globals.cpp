@@ -34,12 +34,14 @@ Value g_range(Interpreter& in, CallArgs& args) {
     if (step > 0 && stop > start)
         count = (static_cast<uint64_t>(stop) - static_cast<uint64_t>(start) - 1) / static_cast<uint64_t>(step) + 1;
     if (step < 0 && start > stop)
-        count = (static_cast<uint64_t>(start) - static_cast<uint64_t>(stop) - 1) / (0 - static_cast<uint64_t>(step)) + 1;
+        count =
+            (static_cast<uint64_t>(start) - static_cast<uint64_t>(stop) - 1) / (0 - static_cast<uint64_t>(step)) + 1;
     in.budget().step(count);  // refuses a range longer than the step budget before allocating it
     std::vector<Value> items;
     items.reserve(count);
     for (uint64_t i = 0; i < count; ++i)
-        items.push_back(Value::integer(static_cast<int64_t>(static_cast<uint64_t>(start) + i * static_cast<uint64_t>(step))));
+        items.push_back(
+            Value::integer(static_cast<int64_t>(static_cast<uint64_t>(start) + i * static_cast<uint64_t>(step))));
     return Value::make_list(std::move(items));
 }
 

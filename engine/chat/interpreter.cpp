@@ -100,7 +100,9 @@ Interpreter::Flow Interpreter::exec(const Stmt& stmt, const FramePtr& frame) {
     budget_.step();
     budget_.check_stack();
     switch (stmt.kind) {
-        case StmtKind::text: emit(static_cast<const TextStmt&>(stmt).text); break;
+        case StmtKind::text:
+            emit(static_cast<const TextStmt&>(stmt).text);
+            break;
         case StmtKind::print: {
             const Value v = eval(*static_cast<const PrintStmt&>(stmt).expr, frame);
             if (v.is_string()) {
@@ -118,7 +120,8 @@ Interpreter::Flow Interpreter::exec(const Stmt& stmt, const FramePtr& frame) {
                 if (truthy(eval(*cond, frame))) return exec_body(body, frame);
             return exec_body(node.otherwise, frame);
         }
-        case StmtKind::for_: return exec_for(static_cast<const ForStmt&>(stmt), frame);
+        case StmtKind::for_:
+            return exec_for(static_cast<const ForStmt&>(stmt), frame);
         case StmtKind::set: {
             const auto& node = static_cast<const SetStmt&>(stmt);
             assign(node.target, eval(*node.value, frame), frame);
@@ -137,7 +140,9 @@ Interpreter::Flow Interpreter::exec(const Stmt& stmt, const FramePtr& frame) {
             frame->set(node.name, Value::make_object(std::make_shared<Macro>(&node, frame)));
             break;
         }
-        case StmtKind::call_block: exec_call_block(static_cast<const CallBlockStmt&>(stmt), frame); break;
+        case StmtKind::call_block:
+            exec_call_block(static_cast<const CallBlockStmt&>(stmt), frame);
+            break;
         case StmtKind::filter_block: {
             const auto& node = static_cast<const FilterBlockStmt&>(stmt);
             const Value text = Value::text(capture_body(node.body, new_scope(frame, node.body_undefined)));
@@ -153,8 +158,10 @@ Interpreter::Flow Interpreter::exec(const Stmt& stmt, const FramePtr& frame) {
             for (size_t i = 0; i < values.size(); ++i) assign(node.assignments[i].first, std::move(values[i]), inner);
             return exec_body(node.body, inner);
         }
-        case StmtKind::break_: return Flow::break_;
-        case StmtKind::continue_: return Flow::continue_;
+        case StmtKind::break_:
+            return Flow::break_;
+        case StmtKind::continue_:
+            return Flow::continue_;
     }
     return Flow::normal;
 }
@@ -169,7 +176,9 @@ void Interpreter::exec_call_block(const CallBlockStmt& stmt, const FramePtr& fra
 void Interpreter::assign(const Target& target, Value value, const FramePtr& frame) {
     at_ = target.pos;
     switch (target.kind) {
-        case Target::Kind::name: frame->set(target.names[0], std::move(value)); return;
+        case Target::Kind::name:
+            frame->set(target.names[0], std::move(value));
+            return;
         case Target::Kind::tuple: {
             std::vector<Value> items = iterate(value);
             at_ = target.pos;
@@ -292,8 +301,7 @@ Value Interpreter::invoke_macro(const MacroStmt& def, const FramePtr& closure, C
         for (auto& [k, v] : kwargs) d->set(k, std::move(v));
         frame->set("kwargs", Value::make_dict(std::move(d)));
     } else if (!kwargs.empty()) {
-        if (kwargs.front().first == "caller")
-            fail(what + " was invoked with a call block but does not use caller()");
+        if (kwargs.front().first == "caller") fail(what + " was invoked with a call block but does not use caller()");
         fail(what + " takes no keyword argument '" + kwargs.front().first + "'");
     }
     if (def.uses_varargs) {
@@ -391,14 +399,30 @@ Value Interpreter::eval_compare(const Compare& expr, const FramePtr& frame) {
         at_ = expr.pos;
         bool ok;
         switch (op) {
-            case CompareOp::eq: ok = equal(left, right, budget_); break;
-            case CompareOp::ne: ok = !equal(left, right, budget_); break;
-            case CompareOp::lt: ok = compare(left, right, "<", budget_) != 0; break;
-            case CompareOp::le: ok = compare(left, right, "<=", budget_) != 0; break;
-            case CompareOp::gt: ok = compare(left, right, ">", budget_) != 0; break;
-            case CompareOp::ge: ok = compare(left, right, ">=", budget_) != 0; break;
-            case CompareOp::in: ok = contains(right, left, budget_); break;
-            case CompareOp::not_in: ok = !contains(right, left, budget_); break;
+            case CompareOp::eq:
+                ok = equal(left, right, budget_);
+                break;
+            case CompareOp::ne:
+                ok = !equal(left, right, budget_);
+                break;
+            case CompareOp::lt:
+                ok = compare(left, right, "<", budget_) != 0;
+                break;
+            case CompareOp::le:
+                ok = compare(left, right, "<=", budget_) != 0;
+                break;
+            case CompareOp::gt:
+                ok = compare(left, right, ">", budget_) != 0;
+                break;
+            case CompareOp::ge:
+                ok = compare(left, right, ">=", budget_) != 0;
+                break;
+            case CompareOp::in:
+                ok = contains(right, left, budget_);
+                break;
+            case CompareOp::not_in:
+                ok = !contains(right, left, budget_);
+                break;
         }
         if (!ok) return Value::boolean(false);
         left = std::move(right);
@@ -411,8 +435,10 @@ Value Interpreter::eval(const Expr& expr, const FramePtr& frame) {
     budget_.step();
     budget_.check_stack();
     switch (expr.kind) {
-        case ExprKind::literal: return static_cast<const Literal&>(expr).value;
-        case ExprKind::name: return lookup(static_cast<const Name&>(expr).name, frame);
+        case ExprKind::literal:
+            return static_cast<const Literal&>(expr).value;
+        case ExprKind::name:
+            return lookup(static_cast<const Name&>(expr).name, frame);
         case ExprKind::list: {
             const auto& node = static_cast<const ListExpr&>(expr);
             std::vector<Value> items;
@@ -455,8 +481,10 @@ Value Interpreter::eval(const Expr& expr, const FramePtr& frame) {
             if (obj.is_undefined()) fail(obj.undefined_message());
             return slice_value(obj, start, stop, step, budget_);
         }
-        case ExprKind::call: return eval_call(static_cast<const CallExpr&>(expr), frame, nullptr);
-        case ExprKind::filter: return eval_filter(static_cast<const FilterExpr&>(expr), frame, nullptr);
+        case ExprKind::call:
+            return eval_call(static_cast<const CallExpr&>(expr), frame, nullptr);
+        case ExprKind::filter:
+            return eval_filter(static_cast<const FilterExpr&>(expr), frame, nullptr);
         case ExprKind::test: {
             const auto& node = static_cast<const TestExpr&>(expr);
             const Value operand = eval(*node.operand, frame);
@@ -492,7 +520,8 @@ Value Interpreter::eval(const Expr& expr, const FramePtr& frame) {
             budget_.charge_bytes(out.size());
             return Value::text(std::move(out));
         }
-        case ExprKind::compare: return eval_compare(static_cast<const Compare&>(expr), frame);
+        case ExprKind::compare:
+            return eval_compare(static_cast<const Compare&>(expr), frame);
         case ExprKind::cond: {
             const auto& node = static_cast<const CondExpr&>(expr);
             if (truthy(eval(*node.cond, frame))) return eval(*node.then, frame);
@@ -543,7 +572,8 @@ Value Interpreter::get_item(const Value& obj, const Value& key) {
         int64_t i = key.to_int();
         if (i < 0) i += n;
         if (i < 0 || i >= n) return no_element();
-        return Value::text(s.substr(cps[static_cast<size_t>(i)], cps[static_cast<size_t>(i) + 1] - cps[static_cast<size_t>(i)]));
+        return Value::text(
+            s.substr(cps[static_cast<size_t>(i)], cps[static_cast<size_t>(i) + 1] - cps[static_cast<size_t>(i)]));
     }
     if (obj.is_dict()) {
         if (const Value* v = obj.dict().find(key)) return *v;
@@ -558,8 +588,11 @@ Value Interpreter::get_item(const Value& obj, const Value& key) {
 
 std::vector<Value> Interpreter::iterate(const Value& v) {
     switch (v.kind()) {
-        case Value::Kind::undefined: return {};
-        case Value::Kind::list: budget_.step(v.list().items.size()); return v.list().items;
+        case Value::Kind::undefined:
+            return {};
+        case Value::Kind::list:
+            budget_.step(v.list().items.size());
+            return v.list().items;
         case Value::Kind::dict: {
             std::vector<Value> keys;
             keys.reserve(v.dict().entries.size());
@@ -578,7 +611,8 @@ std::vector<Value> Interpreter::iterate(const Value& v) {
             }
             return chars;
         }
-        default: fail("'" + type_name(v) + "' object is not iterable");
+        default:
+            fail("'" + type_name(v) + "' object is not iterable");
     }
 }
 

@@ -26,13 +26,27 @@ void append_json_string(std::string& out, std::string_view s, bool ensure_ascii)
         if (b < 0x80) {
             ++i;
             switch (b) {
-                case '"': out += "\\\""; break;
-                case '\\': out += "\\\\"; break;
-                case '\n': out += "\\n"; break;
-                case '\r': out += "\\r"; break;
-                case '\t': out += "\\t"; break;
-                case '\b': out += "\\b"; break;
-                case '\f': out += "\\f"; break;
+                case '"':
+                    out += "\\\"";
+                    break;
+                case '\\':
+                    out += "\\\\";
+                    break;
+                case '\n':
+                    out += "\\n";
+                    break;
+                case '\r':
+                    out += "\\r";
+                    break;
+                case '\t':
+                    out += "\\t";
+                    break;
+                case '\b':
+                    out += "\\b";
+                    break;
+                case '\f':
+                    out += "\\f";
+                    break;
                 default:
                     if (b < 0x20)
                         append_u_escape(out, b);
@@ -65,12 +79,18 @@ std::string json_float(double d) {
 // Python's json converts non-string keys: True -> "true", None -> "null", 1 -> "1", 1.5 -> "1.5".
 std::string json_key(const Value& k) {
     switch (k.kind()) {
-        case Value::Kind::string: return k.str();
-        case Value::Kind::boolean: return k.as_bool() ? "true" : "false";
-        case Value::Kind::none: return "null";
-        case Value::Kind::integer: return std::to_string(k.as_int());
-        case Value::Kind::floating: return json_float(k.as_float());
-        default: fail("keys must be str, int, float, bool or None, not " + type_name(k));
+        case Value::Kind::string:
+            return k.str();
+        case Value::Kind::boolean:
+            return k.as_bool() ? "true" : "false";
+        case Value::Kind::none:
+            return "null";
+        case Value::Kind::integer:
+            return std::to_string(k.as_int());
+        case Value::Kind::floating:
+            return json_float(k.as_float());
+        default:
+            fail("keys must be str, int, float, bool or None, not " + type_name(k));
     }
 }
 
@@ -88,10 +108,18 @@ void append_json(std::string& out, const Value& v, const JsonStyle& style, Budge
                                                 std::to_string(budget.value_depth_limit()) + " levels");
     budget.step();
     switch (v.kind()) {
-        case Value::Kind::none: out += "null"; return;
-        case Value::Kind::boolean: out += v.as_bool() ? "true" : "false"; return;
-        case Value::Kind::integer: out += std::to_string(v.as_int()); return;
-        case Value::Kind::floating: out += json_float(v.as_float()); return;
+        case Value::Kind::none:
+            out += "null";
+            return;
+        case Value::Kind::boolean:
+            out += v.as_bool() ? "true" : "false";
+            return;
+        case Value::Kind::integer:
+            out += std::to_string(v.as_int());
+            return;
+        case Value::Kind::floating:
+            out += json_float(v.as_float());
+            return;
         case Value::Kind::string:
             append_json_string(out, v.str(), style.ensure_ascii);
             budget.check_size(out.size());
@@ -141,7 +169,8 @@ void append_json(std::string& out, const Value& v, const JsonStyle& style, Budge
             out += '}';
             return;
         }
-        default: fail("Object of type " + type_name(v) + " is not JSON serializable");
+        default:
+            fail("Object of type " + type_name(v) + " is not JSON serializable");
     }
 }
 
@@ -153,11 +182,16 @@ nlohmann::ordered_json to_json_at(const Value& v, Budget& budget, int depth) {
                                                 std::to_string(budget.value_depth_limit()) + " levels");
     budget.step();
     switch (v.kind()) {
-        case Value::Kind::none: return nullptr;
-        case Value::Kind::boolean: return v.as_bool();
-        case Value::Kind::integer: return v.as_int();
-        case Value::Kind::floating: return v.as_float();
-        case Value::Kind::string: return v.str();
+        case Value::Kind::none:
+            return nullptr;
+        case Value::Kind::boolean:
+            return v.as_bool();
+        case Value::Kind::integer:
+            return v.as_int();
+        case Value::Kind::floating:
+            return v.as_float();
+        case Value::Kind::string:
+            return v.str();
         case Value::Kind::list: {
             auto out = nlohmann::ordered_json::array();
             for (const Value& item : v.list().items) out.push_back(to_json_at(item, budget, depth + 1));
@@ -168,12 +202,15 @@ nlohmann::ordered_json to_json_at(const Value& v, Budget& budget, int depth) {
             for (const auto& [k, item] : v.dict().entries) out[json_key(k)] = to_json_at(item, budget, depth + 1);
             return out;
         }
-        default: fail("Object of type " + type_name(v) + " is not JSON serializable");
+        default:
+            fail("Object of type " + type_name(v) + " is not JSON serializable");
     }
 }
 
 }  // namespace
 
-nlohmann::ordered_json to_json(const Value& v, Budget& budget) { return to_json_at(v, budget, 0); }
+nlohmann::ordered_json to_json(const Value& v, Budget& budget) {
+    return to_json_at(v, budget, 0);
+}
 
 }  // namespace ember::chat::jinja

@@ -10,9 +10,15 @@ namespace ember::chat::jinja {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+bool is_name_start(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool is_name_char(char c) {
+    return is_name_start(c) || is_digit(c);
+}
 
 // Python's \s: ASCII whitespace or any Unicode whitespace code point. Returns the byte length matched (0: none).
 size_t whitespace_at(std::string_view s, size_t i) {
@@ -314,9 +320,7 @@ private:
         const char p = (i + 1 < s_.size()) ? static_cast<char>(s_[i + 1] | 0x20) : 0;
         auto is_bin = [](char ch) { return ch == '0' || ch == '1'; };
         auto is_oct = [](char ch) { return ch >= '0' && ch <= '7'; };
-        auto is_hex = [](char ch) {
-            return is_digit(ch) || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f');
-        };
+        auto is_hex = [](char ch) { return is_digit(ch) || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f'); };
         if (s_[i] == '0' && (p == 'b' || p == 'o' || p == 'x')) {
             base = p == 'b' ? 2 : (p == 'o' ? 8 : 16);
             j = i + 2;
@@ -378,21 +382,52 @@ private:
             const char e = s_[j + 1];
             j += 2;
             switch (e) {
-                case '\n': break;  // line continuation
-                case '\\': out += '\\'; break;
-                case '\'': out += '\''; break;
-                case '"': out += '"'; break;
-                case 'a': out += '\a'; break;
-                case 'b': out += '\b'; break;
-                case 'f': out += '\f'; break;
-                case 'n': out += '\n'; break;
-                case 'r': out += '\r'; break;
-                case 't': out += '\t'; break;
-                case 'v': out += '\v'; break;
-                case 'x': unicode::append(out, hex_escape(j, 2)); j += 2; break;
-                case 'u': unicode::append(out, hex_escape(j, 4)); j += 4; break;
-                case 'U': unicode::append(out, hex_escape(j, 8)); j += 8; break;
-                case 'N': error(j - 2, "named unicode escapes (\\N{...}) are not supported");
+                case '\n':
+                    break;  // line continuation
+                case '\\':
+                    out += '\\';
+                    break;
+                case '\'':
+                    out += '\'';
+                    break;
+                case '"':
+                    out += '"';
+                    break;
+                case 'a':
+                    out += '\a';
+                    break;
+                case 'b':
+                    out += '\b';
+                    break;
+                case 'f':
+                    out += '\f';
+                    break;
+                case 'n':
+                    out += '\n';
+                    break;
+                case 'r':
+                    out += '\r';
+                    break;
+                case 't':
+                    out += '\t';
+                    break;
+                case 'v':
+                    out += '\v';
+                    break;
+                case 'x':
+                    unicode::append(out, hex_escape(j, 2));
+                    j += 2;
+                    break;
+                case 'u':
+                    unicode::append(out, hex_escape(j, 4));
+                    j += 4;
+                    break;
+                case 'U':
+                    unicode::append(out, hex_escape(j, 8));
+                    j += 8;
+                    break;
+                case 'N':
+                    error(j - 2, "named unicode escapes (\\N{...}) are not supported");
                 default:
                     if (e >= '0' && e <= '7') {
                         uint32_t v = static_cast<uint32_t>(e - '0');
@@ -444,21 +479,34 @@ std::string normalize_source(std::string_view source) {
     return out;
 }
 
-std::vector<Token> tokenize(std::string_view source) { return Lexer(source).run(); }
+std::vector<Token> tokenize(std::string_view source) {
+    return Lexer(source).run();
+}
 
 std::string describe(const Token& t) {
     switch (t.type) {
-        case Tok::data: return "template data";
-        case Tok::var_begin: return "begin of print statement";
-        case Tok::var_end: return "end of print statement";
-        case Tok::block_begin: return "begin of statement block";
-        case Tok::block_end: return "end of statement block";
-        case Tok::name: return "name '" + t.text + "'";
-        case Tok::string: return "string";
-        case Tok::integer: return "integer";
-        case Tok::floating: return "float";
-        case Tok::op: return "'" + t.text + "'";
-        case Tok::eof: return "end of template";
+        case Tok::data:
+            return "template data";
+        case Tok::var_begin:
+            return "begin of print statement";
+        case Tok::var_end:
+            return "end of print statement";
+        case Tok::block_begin:
+            return "begin of statement block";
+        case Tok::block_end:
+            return "end of statement block";
+        case Tok::name:
+            return "name '" + t.text + "'";
+        case Tok::string:
+            return "string";
+        case Tok::integer:
+            return "integer";
+        case Tok::floating:
+            return "float";
+        case Tok::op:
+            return "'" + t.text + "'";
+        case Tok::eof:
+            return "end of template";
     }
     return "token";
 }

@@ -25,7 +25,7 @@ int64_t checked_add(int64_t a, int64_t b);
 int64_t checked_mul(int64_t a, int64_t b);
 
 // --- string formatting (format.cpp) ----------------------------------------------------------------------------
-std::string percent_format(const std::string& format, const Value& args, Budget& budget);  // "%s" % args
+std::string percent_format(const std::string& format, const Value& args, Budget& budget);   // "%s" % args
 std::string brace_format(const std::string& format, const CallArgs& args, Budget& budget);  // str.format
 
 // --- filters, tests, methods, globals --------------------------------------------------------------------------
@@ -52,7 +52,7 @@ private:
 
 // Helpers shared by the library.
 std::string require_string(const Value& v, std::string_view what);  // strings only
-int64_t require_int(const Value& v, std::string_view what);          // int or bool
-std::string html_escape(std::string_view s);                         // markupsafe.escape
+int64_t require_int(const Value& v, std::string_view what);         // int or bool
+std::string html_escape(std::string_view s);                        // markupsafe.escape
 
 }  // namespace ember::chat::jinja

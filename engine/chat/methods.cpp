@@ -15,10 +15,10 @@ namespace ember::chat::jinja {
 namespace {
 
 constexpr std::array<std::string_view, 35> string_methods = {
-    "startswith", "endswith", "split",   "rsplit",  "splitlines", "strip",      "lstrip",
-    "rstrip",     "replace",  "upper",   "lower",   "title",      "capitalize", "swapcase",
-    "casefold",   "find",     "rfind",   "index",   "rindex",     "count",      "join",
-    "format",     "isdigit",  "isalpha", "isalnum", "isspace",    "islower",    "isupper",
+    "startswith", "endswith", "split",   "rsplit",  "splitlines",   "strip",        "lstrip",
+    "rstrip",     "replace",  "upper",   "lower",   "title",        "capitalize",   "swapcase",
+    "casefold",   "find",     "rfind",   "index",   "rindex",       "count",        "join",
+    "format",     "isdigit",  "isalpha", "isalnum", "isspace",      "islower",      "isupper",
     "zfill",      "center",   "ljust",   "rjust",   "removeprefix", "removesuffix", "partition"};
 constexpr std::array<std::string_view, 4> dict_methods = {"items", "keys", "values", "get"};
 constexpr std::array<std::string_view, 3> list_methods = {"append", "index", "count"};
@@ -105,7 +105,8 @@ Value string_method(Interpreter& in, const std::string& s, std::string_view name
         ArgReader a(args, what, {"sep", "maxsplit"});
         const auto sep = optional_chars(a.get(0), "sep");
         const int64_t maxsplit = a.has(1) ? require_int(*a.get(1), "maxsplit") : -1;
-        return strings_to_list(name == "split" ? pystr::split(s, sep, maxsplit) : pystr::rsplit(s, sep, maxsplit), budget);
+        return strings_to_list(name == "split" ? pystr::split(s, sep, maxsplit) : pystr::rsplit(s, sep, maxsplit),
+                               budget);
     }
     if (name == "splitlines") {
         ArgReader a(args, what, {"keepends"});
@@ -150,7 +151,8 @@ Value string_method(Interpreter& in, const std::string& s, std::string_view name
         size_t index = 0;
         for (const Value& item : in.iterate(*a.get(0))) {
             if (!item.is_string())
-                fail("sequence item " + std::to_string(index) + ": expected str instance, " + type_name(item) + " found");
+                fail("sequence item " + std::to_string(index) + ": expected str instance, " + type_name(item) +
+                     " found");
             if (index++) out += s;
             out += item.str();
             budget.check_size(out.size());
@@ -161,8 +163,9 @@ Value string_method(Interpreter& in, const std::string& s, std::string_view name
     if (name == "isdigit") return ArgReader(args, what, {}), Value::boolean(pystr::all_of(s, unicode::is_digit));
     if (name == "isalpha") return ArgReader(args, what, {}), Value::boolean(pystr::all_of(s, unicode::is_alpha));
     if (name == "isalnum")
-        return ArgReader(args, what, {}),
-               Value::boolean(pystr::all_of(s, [](char32_t c) { return unicode::is_alpha(c) || unicode::is_digit(c); }));
+        return ArgReader(args, what, {}), Value::boolean(pystr::all_of(s, [](char32_t c) {
+                   return unicode::is_alpha(c) || unicode::is_digit(c);
+               }));
     if (name == "isspace") return ArgReader(args, what, {}), Value::boolean(pystr::all_of(s, unicode::is_space));
     if (name == "islower") return ArgReader(args, what, {}), Value::boolean(pystr::is_lower(s));
     if (name == "isupper") return ArgReader(args, what, {}), Value::boolean(pystr::is_upper(s));
@@ -194,7 +197,8 @@ Value string_method(Interpreter& in, const std::string& s, std::string_view name
         if (sep.empty()) fail("empty separator");
         const size_t at = s.find(sep);
         if (at == std::string::npos) return Value::make_list({Value::text(s), Value::text(""), Value::text("")}, true);
-        return Value::make_list({Value::text(s.substr(0, at)), Value::text(sep), Value::text(s.substr(at + sep.size()))}, true);
+        return Value::make_list(
+            {Value::text(s.substr(0, at)), Value::text(sep), Value::text(s.substr(at + sep.size()))}, true);
     }
     fail("'str' object has no attribute '" + std::string(name) + "'");
 }
@@ -239,9 +243,12 @@ Value dict_method(Interpreter& in, const Value& self, std::string_view name, Cal
     ArgReader a(args, what, {});
     std::vector<Value> out;
     for (const auto& [k, v] : dict.entries) {
-        if (name == "keys") out.push_back(k);
-        else if (name == "values") out.push_back(v);
-        else out.push_back(Value::make_list({k, v}, true));
+        if (name == "keys")
+            out.push_back(k);
+        else if (name == "values")
+            out.push_back(v);
+        else
+            out.push_back(Value::make_list({k, v}, true));
     }
     return Value::make_list(std::move(out));
 }
@@ -250,10 +257,14 @@ Value dict_method(Interpreter& in, const Value& self, std::string_view name, Cal
 
 bool has_method(const Value& self, std::string_view name) {
     switch (self.kind()) {
-        case Value::Kind::string: return listed(string_methods, name);
-        case Value::Kind::list: return listed(list_methods, name) && !(self.is_tuple() && name == "append");
-        case Value::Kind::dict: return listed(dict_methods, name);
-        default: return false;
+        case Value::Kind::string:
+            return listed(string_methods, name);
+        case Value::Kind::list:
+            return listed(list_methods, name) && !(self.is_tuple() && name == "append");
+        case Value::Kind::dict:
+            return listed(dict_methods, name);
+        default:
+            return false;
     }
 }
 
@@ -264,9 +275,12 @@ Value call_method(Interpreter& interp, const Value& self, std::string_view name,
             if (result.is_string()) interp.budget().charge_bytes(result.str().size());
             return result;
         }
-        case Value::Kind::list: return list_method(interp, self, name, args);
-        case Value::Kind::dict: return dict_method(interp, self, name, args);
-        default: fail("'" + type_name(self) + "' object has no attribute '" + std::string(name) + "'");
+        case Value::Kind::list:
+            return list_method(interp, self, name, args);
+        case Value::Kind::dict:
+            return dict_method(interp, self, name, args);
+        default:
+            fail("'" + type_name(self) + "' object has no attribute '" + std::string(name) + "'");
     }
 }
 

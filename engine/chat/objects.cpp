@@ -59,21 +59,31 @@ bool LoopContext::attribute(std::string_view name, Interpreter& interp, Value& o
     const auto& items = items_->items;
     const int64_t length = static_cast<int64_t>(items.size());
     const int64_t index0 = static_cast<int64_t>(index0_);
-    if (name == "index") out = Value::integer(index0 + 1);
-    else if (name == "index0") out = Value::integer(index0);
-    else if (name == "revindex") out = Value::integer(length - index0);
-    else if (name == "revindex0") out = Value::integer(length - index0 - 1);
-    else if (name == "first") out = Value::boolean(index0 == 0);
-    else if (name == "last") out = Value::boolean(index0 + 1 == length);
-    else if (name == "length") out = Value::integer(length);
-    else if (name == "depth") out = Value::integer(depth0_ + 1);
-    else if (name == "depth0") out = Value::integer(depth0_);
+    if (name == "index")
+        out = Value::integer(index0 + 1);
+    else if (name == "index0")
+        out = Value::integer(index0);
+    else if (name == "revindex")
+        out = Value::integer(length - index0);
+    else if (name == "revindex0")
+        out = Value::integer(length - index0 - 1);
+    else if (name == "first")
+        out = Value::boolean(index0 == 0);
+    else if (name == "last")
+        out = Value::boolean(index0 + 1 == length);
+    else if (name == "length")
+        out = Value::integer(length);
+    else if (name == "depth")
+        out = Value::integer(depth0_ + 1);
+    else if (name == "depth0")
+        out = Value::integer(depth0_);
     else if (name == "previtem")
         out = index0 > 0 ? items[index0_ - 1] : Value::undefined("there is no previous item");
     else if (name == "nextitem")
         out = index0 + 1 < length ? items[index0_ + 1] : Value::undefined("there is no next item");
     else if (name == "cycle" || name == "changed")
-        out = Value::make_object(std::make_shared<BoundMethod>(Value::make_object(shared_from_this()), std::string(name)));
+        out = Value::make_object(
+            std::make_shared<BoundMethod>(Value::make_object(shared_from_this()), std::string(name)));
     else
         return false;
     (void)interp;
@@ -155,7 +165,8 @@ bool Cycler::attribute(std::string_view name, Interpreter&, Value& out) {
         return true;
     }
     if (name == "next" || name == "reset") {
-        out = Value::make_object(std::make_shared<BoundMethod>(Value::make_object(shared_from_this()), std::string(name)));
+        out = Value::make_object(
+            std::make_shared<BoundMethod>(Value::make_object(shared_from_this()), std::string(name)));
         return true;
     }
     return false;

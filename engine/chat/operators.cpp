@@ -13,11 +13,12 @@ namespace ember::chat::jinja {
 namespace {
 
 [[noreturn]] void unsupported(std::string_view op, const Value& a, const Value& b) {
-    fail("unsupported operand type(s) for " + std::string(op) + ": '" + type_name(a) + "' and '" + type_name(b) +
-         "'");
+    fail("unsupported operand type(s) for " + std::string(op) + ": '" + type_name(a) + "' and '" + type_name(b) + "'");
 }
 
-[[noreturn]] void overflow() { fail("integer overflow (Ember's integers are 64-bit)"); }
+[[noreturn]] void overflow() {
+    fail("integer overflow (Ember's integers are 64-bit)");
+}
 
 double python_float_mod(double x, double y) {
     double mod = std::fmod(x, y);
@@ -58,7 +59,9 @@ Value repeat(const Value& seq, int64_t times, Budget& budget) {
     return Value::make_list(std::move(out), seq.is_tuple());
 }
 
-bool is_sequence_for_repeat(const Value& v) { return v.is_string() || v.is_list(); }
+bool is_sequence_for_repeat(const Value& v) {
+    return v.is_string() || v.is_list();
+}
 
 Value add(const Value& a, const Value& b, Budget& budget) {
     if (a.is_number() && b.is_number()) {
@@ -165,12 +168,23 @@ std::string html_escape(std::string_view s) {
     out.reserve(s.size());
     for (char c : s) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&#34;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out += c;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&#34;";
+                break;
+            case '\'':
+                out += "&#39;";
+                break;
+            default:
+                out += c;
         }
     }
     return out;
@@ -180,7 +194,8 @@ Value binary_op(BinaryOp op, const Value& a, const Value& b, Budget& budget) {
     if (a.is_undefined()) fail(a.undefined_message());
     if (b.is_undefined()) fail(b.undefined_message());
     switch (op) {
-        case BinaryOp::add: return add(a, b, budget);
+        case BinaryOp::add:
+            return add(a, b, budget);
         case BinaryOp::sub:
             if (a.is_number() && b.is_number()) {
                 if (a.is_float() || b.is_float()) return Value::number(a.to_double() - b.to_double());
@@ -189,7 +204,8 @@ Value binary_op(BinaryOp op, const Value& a, const Value& b, Budget& budget) {
                 return Value::integer(r);
             }
             unsupported("-", a, b);
-        case BinaryOp::mul: return multiply(a, b, budget);
+        case BinaryOp::mul:
+            return multiply(a, b, budget);
         case BinaryOp::mod:
             if (a.is_string()) {
                 std::string out = percent_format(a.str(), b, budget);
@@ -197,9 +213,12 @@ Value binary_op(BinaryOp op, const Value& a, const Value& b, Budget& budget) {
             }
             return divide(op, a, b);
         case BinaryOp::div:
-        case BinaryOp::floordiv: return divide(op, a, b);
-        case BinaryOp::pow: return power(a, b);
-        default: break;
+        case BinaryOp::floordiv:
+            return divide(op, a, b);
+        case BinaryOp::pow:
+            return power(a, b);
+        default:
+            break;
     }
     fail("unsupported operator");
 }
@@ -219,10 +238,10 @@ Value unary_op(UnaryOp op, const Value& v) {
 
 bool contains(const Value& container, const Value& item, Budget& budget) {
     switch (container.kind()) {
-        case Value::Kind::undefined: return false;
+        case Value::Kind::undefined:
+            return false;
         case Value::Kind::string:
-            if (!item.is_string())
-                fail("'in <string>' requires string as left operand, not " + type_name(item));
+            if (!item.is_string()) fail("'in <string>' requires string as left operand, not " + type_name(item));
             budget.step(container.str().size() / 64);
             return container.str().find(item.str()) != std::string::npos;
         case Value::Kind::list:
@@ -235,7 +254,8 @@ bool contains(const Value& container, const Value& item, Budget& budget) {
             if (!is_hashable(item)) fail("unhashable type: '" + type_name(item) + "'");
             budget.step(container.dict().entries.size());
             return container.dict().find(item) != nullptr;
-        default: fail("argument of type '" + type_name(container) + "' is not iterable");
+        default:
+            fail("argument of type '" + type_name(container) + "' is not iterable");
     }
 }
 

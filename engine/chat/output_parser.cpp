@@ -10,7 +10,9 @@ namespace ember::chat {
 
 namespace {
 
-bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+bool is_ws(char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
 
 std::string_view rstrip(std::string_view s) {
     while (!s.empty() && is_ws(s.back())) s.remove_suffix(1);
@@ -122,8 +124,9 @@ void OutputParser::drain(ParsedDelta& out, bool at_end) {
             const size_t k = pending_.find(options_.think_open);
             if (k != std::string::npos && all_ws(std::string_view(pending_).substr(0, k))) think_at = k;
         }
-        const size_t tool_at =
-            options_.parse_tool_calls && !options_.tool_open.empty() ? pending_.find(options_.tool_open) : std::string::npos;
+        const size_t tool_at = options_.parse_tool_calls && !options_.tool_open.empty()
+                                   ? pending_.find(options_.tool_open)
+                                   : std::string::npos;
         const size_t k = std::min(think_at, tool_at);
         if (k != std::string::npos) {
             const std::string_view before = std::string_view(pending_).substr(0, k);

@@ -380,7 +380,7 @@ private:
             if (cur().type == Tok::op && (cur().text == "==" || cur().text == "!=" || cur().text == "<" ||
                                           cur().text == "<=" || cur().text == ">" || cur().text == ">=")) {
                 const std::string& s = cur().text;
-                op = s == "==" ? CompareOp::eq
+                op = s == "=="   ? CompareOp::eq
                      : s == "!=" ? CompareOp::ne
                      : s == "<"  ? CompareOp::lt
                      : s == "<=" ? CompareOp::le
@@ -429,7 +429,10 @@ private:
         ExprPtr left = parse_pow();
         while (is_op("*") || is_op("/") || is_op("//") || is_op("%")) {
             const std::string& s = cur().text;
-            const BinaryOp op = s == "*" ? BinaryOp::mul : s == "/" ? BinaryOp::div : s == "//" ? BinaryOp::floordiv : BinaryOp::mod;
+            const BinaryOp op = s == "*"    ? BinaryOp::mul
+                                : s == "/"  ? BinaryOp::div
+                                : s == "//" ? BinaryOp::floordiv
+                                            : BinaryOp::mod;
             const uint32_t pos = cur().pos;
             advance();
             left = std::make_unique<Binary>(pos, op, std::move(left), parse_pow());
@@ -486,8 +489,12 @@ private:
                 }
                 return std::make_unique<Literal>(token.pos, Value::text(std::move(s)));
             }
-            case Tok::integer: advance(); return std::make_unique<Literal>(token.pos, Value::integer(token.integer));
-            case Tok::floating: advance(); return std::make_unique<Literal>(token.pos, Value::number(token.floating));
+            case Tok::integer:
+                advance();
+                return std::make_unique<Literal>(token.pos, Value::integer(token.integer));
+            case Tok::floating:
+                advance();
+                return std::make_unique<Literal>(token.pos, Value::number(token.floating));
             case Tok::op:
                 if (token.text == "(") {
                     advance();
@@ -498,7 +505,8 @@ private:
                 if (token.text == "[") return parse_list();
                 if (token.text == "{") return parse_dict();
                 break;
-            default: break;
+            default:
+                break;
         }
         error(token, "unexpected " + describe(token));
     }
@@ -741,6 +749,8 @@ private:
 
 }  // namespace
 
-Body parse(std::vector<Token> tokens) { return Parser(std::move(tokens)).parse_template(); }
+Body parse(std::vector<Token> tokens) {
+    return Parser(std::move(tokens)).parse_template();
+}
 
 }  // namespace ember::chat::jinja

@@ -49,8 +49,11 @@ void collect_args(const Arguments& args, Symbols& sym) {
 void collect_loads(const Expr* e, Symbols& sym) {
     if (!e) return;
     switch (e->kind) {
-        case ExprKind::literal: return;
-        case ExprKind::name: sym.load(static_cast<const Name*>(e)->name); return;
+        case ExprKind::literal:
+            return;
+        case ExprKind::name:
+            sym.load(static_cast<const Name*>(e)->name);
+            return;
         case ExprKind::list:
             for (const auto& item : static_cast<const ListExpr*>(e)->items) collect_loads(item.get(), sym);
             return;
@@ -60,7 +63,9 @@ void collect_loads(const Expr* e, Symbols& sym) {
                 collect_loads(v.get(), sym);
             }
             return;
-        case ExprKind::get_attr: collect_loads(static_cast<const GetAttr*>(e)->object.get(), sym); return;
+        case ExprKind::get_attr:
+            collect_loads(static_cast<const GetAttr*>(e)->object.get(), sym);
+            return;
         case ExprKind::get_item: {
             const auto* n = static_cast<const GetItem*>(e);
             collect_loads(n->object.get(), sym);
@@ -69,7 +74,8 @@ void collect_loads(const Expr* e, Symbols& sym) {
         }
         case ExprKind::slice: {
             const auto* n = static_cast<const SliceExpr*>(e);
-            for (const Expr* part : {n->object.get(), n->start.get(), n->stop.get(), n->step.get()}) collect_loads(part, sym);
+            for (const Expr* part : {n->object.get(), n->start.get(), n->stop.get(), n->step.get()})
+                collect_loads(part, sym);
             return;
         }
         case ExprKind::call: {
@@ -90,7 +96,9 @@ void collect_loads(const Expr* e, Symbols& sym) {
             collect_args(n->args, sym);
             return;
         }
-        case ExprKind::unary: collect_loads(static_cast<const Unary*>(e)->operand.get(), sym); return;
+        case ExprKind::unary:
+            collect_loads(static_cast<const Unary*>(e)->operand.get(), sym);
+            return;
         case ExprKind::binary: {
             const auto* n = static_cast<const Binary*>(e);
             collect_loads(n->left.get(), sym);
@@ -122,7 +130,9 @@ void store_target(const Target& t, Symbols& sym) {
     for (const auto& n : t.names) sym.store(n);
 }
 
-UndefinedAtEntry sorted(const std::set<std::string>& names) { return {names.begin(), names.end()}; }
+UndefinedAtEntry sorted(const std::set<std::string>& names) {
+    return {names.begin(), names.end()};
+}
 
 void analyze_body(Body& body, Symbols& sym);
 
@@ -141,7 +151,9 @@ UndefinedAtEntry analyze_scope(Body& body, const Symbols& outer, const std::vect
 void visit_level(Body& body, Symbols& sym) {
     for (auto& stmt : body) {
         switch (stmt->kind) {
-            case StmtKind::print: collect_loads(static_cast<PrintStmt&>(*stmt).expr.get(), sym); break;
+            case StmtKind::print:
+                collect_loads(static_cast<PrintStmt&>(*stmt).expr.get(), sym);
+                break;
             case StmtKind::if_: {
                 auto& node = static_cast<IfStmt&>(*stmt);
                 collect_loads(node.branches[0].first.get(), sym);
@@ -173,21 +185,32 @@ void visit_level(Body& body, Symbols& sym) {
                 for (const auto& n : branch_stores) sym.undefined.erase(n);
                 break;
             }
-            case StmtKind::for_: collect_loads(static_cast<ForStmt&>(*stmt).iter.get(), sym); break;
+            case StmtKind::for_:
+                collect_loads(static_cast<ForStmt&>(*stmt).iter.get(), sym);
+                break;
             case StmtKind::set: {
                 auto& node = static_cast<SetStmt&>(*stmt);
                 collect_loads(node.value.get(), sym);
                 store_target(node.target, sym);
                 break;
             }
-            case StmtKind::set_block: store_target(static_cast<SetBlockStmt&>(*stmt).target, sym); break;
-            case StmtKind::macro: sym.store(static_cast<MacroStmt&>(*stmt).name); break;
-            case StmtKind::call_block: collect_loads(static_cast<CallBlockStmt&>(*stmt).call.get(), sym); break;
-            case StmtKind::filter_block: collect_loads(static_cast<FilterBlockStmt&>(*stmt).filter.get(), sym); break;
+            case StmtKind::set_block:
+                store_target(static_cast<SetBlockStmt&>(*stmt).target, sym);
+                break;
+            case StmtKind::macro:
+                sym.store(static_cast<MacroStmt&>(*stmt).name);
+                break;
+            case StmtKind::call_block:
+                collect_loads(static_cast<CallBlockStmt&>(*stmt).call.get(), sym);
+                break;
+            case StmtKind::filter_block:
+                collect_loads(static_cast<FilterBlockStmt&>(*stmt).filter.get(), sym);
+                break;
             case StmtKind::with:
                 for (auto& [target, value] : static_cast<WithStmt&>(*stmt).assignments) collect_loads(value.get(), sym);
                 break;
-            default: break;
+            default:
+                break;
         }
     }
 }
@@ -228,8 +251,12 @@ void analyze_nested(Body& body, const Symbols& sym) {
                 node.body_undefined = analyze_scope(node.body, sym, {});
                 break;
             }
-            case StmtKind::macro: analyze_macro(static_cast<MacroStmt&>(*stmt), sym); break;
-            case StmtKind::call_block: analyze_macro(static_cast<CallBlockStmt&>(*stmt).caller, sym); break;
+            case StmtKind::macro:
+                analyze_macro(static_cast<MacroStmt&>(*stmt), sym);
+                break;
+            case StmtKind::call_block:
+                analyze_macro(static_cast<CallBlockStmt&>(*stmt).caller, sym);
+                break;
             case StmtKind::filter_block: {
                 auto& node = static_cast<FilterBlockStmt&>(*stmt);
                 node.body_undefined = analyze_scope(node.body, sym, {});
@@ -243,7 +270,8 @@ void analyze_nested(Body& body, const Symbols& sym) {
                 node.body_undefined = analyze_scope(node.body, sym, params);
                 break;
             }
-            default: break;
+            default:
+                break;
         }
     }
 }

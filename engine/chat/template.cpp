@@ -93,7 +93,9 @@ Template Template::parse(std::string source, std::string name) {
     return Template(std::move(program));
 }
 
-const std::string& Template::name() const { return program_->name; }
+const std::string& Template::name() const {
+    return program_->name;
+}
 
 std::string Template::render(const nlohmann::ordered_json& variables, const Limits& limits,
                              std::optional<std::chrono::local_seconds> now) const {

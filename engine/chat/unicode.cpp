@@ -15,7 +15,9 @@ locale_t utf8_locale() {
     return locale;
 }
 
-bool in(char32_t c, char32_t lo, char32_t hi) { return c >= lo && c <= hi; }
+bool in(char32_t c, char32_t lo, char32_t hi) {
+    return c >= lo && c <= hi;
+}
 
 }  // namespace
 
@@ -115,8 +117,8 @@ std::vector<size_t> boundaries(std::string_view s) {
 }
 
 bool is_space(char32_t c) {
-    return in(c, 0x09, 0x0D) || in(c, 0x1C, 0x20) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
-           in(c, 0x2000, 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+    return in(c, 0x09, 0x0D) || in(c, 0x1C, 0x20) || c == 0x85 || c == 0xA0 || c == 0x1680 || in(c, 0x2000, 0x200A) ||
+           c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
 bool is_linebreak(char32_t c) {
@@ -130,10 +132,10 @@ bool is_printable(char32_t c) {
     if (c == 0xAD || in(c, 0x600, 0x605) || c == 0x61C || c == 0x6DD || c == 0x70F || in(c, 0x890, 0x891) ||
         c == 0x8E2 || c == 0x1680 || c == 0x180E || in(c, 0x2000, 0x200F) || in(c, 0x2028, 0x202F) ||
         in(c, 0x205F, 0x2064) || in(c, 0x2066, 0x206F) || c == 0x3000 || c == 0xFEFF || in(c, 0xFFF9, 0xFFFB))
-        return false;  // Cf, Zs, Zl, Zp
+        return false;                                                                            // Cf, Zs, Zl, Zp
     if (in(c, 0xD800, 0xF8FF) || in(c, 0xFDD0, 0xFDEF) || (c & 0xFFFE) == 0xFFFE) return false;  // Cs, Co, Cn
-    if (c == 0x110BD || c == 0x110CD || in(c, 0x13430, 0x1343F) || in(c, 0x1BCA0, 0x1BCA3) ||
-        in(c, 0x1D173, 0x1D17A) || c == 0xE0001 || in(c, 0xE0020, 0xE007F) || c >= 0xF0000)
+    if (c == 0x110BD || c == 0x110CD || in(c, 0x13430, 0x1343F) || in(c, 0x1BCA0, 0x1BCA3) || in(c, 0x1D173, 0x1D17A) ||
+        c == 0xE0001 || in(c, 0xE0020, 0xE007F) || c >= 0xF0000)
         return false;
     return true;
 }
@@ -162,9 +164,15 @@ char32_t to_upper(char32_t c) {
     return l ? static_cast<char32_t>(towupper_l(static_cast<wint_t>(c), l)) : c;
 }
 
-bool is_lower(char32_t c) { return to_upper(c) != c; }
-bool is_upper(char32_t c) { return to_lower(c) != c; }
-bool is_cased(char32_t c) { return is_lower(c) || is_upper(c); }
+bool is_lower(char32_t c) {
+    return to_upper(c) != c;
+}
+bool is_upper(char32_t c) {
+    return to_lower(c) != c;
+}
+bool is_cased(char32_t c) {
+    return is_lower(c) || is_upper(c);
+}
 
 std::string lower(std::string_view s) {
     std::string out;

@@ -20,9 +20,9 @@ size_t length(std::string_view s);  // in code points
 // Byte offsets of each code point start, plus s.size() at the end.
 std::vector<size_t> boundaries(std::string_view s);
 
-bool is_space(char32_t c);       // Python str.isspace
-bool is_linebreak(char32_t c);   // Python str.splitlines boundaries (\r\n is handled by the caller)
-bool is_printable(char32_t c);   // Python str.isprintable, approximated for unassigned code points
+bool is_space(char32_t c);      // Python str.isspace
+bool is_linebreak(char32_t c);  // Python str.splitlines boundaries (\r\n is handled by the caller)
+bool is_printable(char32_t c);  // Python str.isprintable, approximated for unassigned code points
 bool is_alpha(char32_t c);
 bool is_digit(char32_t c);
 bool is_lower(char32_t c);

@@ -52,7 +52,9 @@ bool keys_equal(const Value& a, const Value& b) {
 // ---------------------------------------------------------------------------------------------------------------
 // Value
 
-Value Value::undefined(std::string hint) { return Value(Undefined{std::make_shared<const std::string>(std::move(hint))}); }
+Value Value::undefined(std::string hint) {
+    return Value(Undefined{std::make_shared<const std::string>(std::move(hint))});
+}
 
 Value Value::text(std::string s, bool markup) {
     return Value(Text{std::make_shared<const std::string>(std::move(s)), markup});
@@ -62,24 +64,35 @@ Value Value::make_list(std::vector<Value> items, bool tuple) {
     return Value(std::make_shared<List>(std::move(items), tuple));
 }
 
-Value Value::make_dict() { return Value(std::make_shared<Dict>()); }
+Value Value::make_dict() {
+    return Value(std::make_shared<Dict>());
+}
 
-bool Value::is_tuple() const { return is_list() && list().tuple; }
+bool Value::is_tuple() const {
+    return is_list() && list().tuple;
+}
 
 double Value::to_double() const {
     switch (kind()) {
-        case Kind::boolean: return as_bool() ? 1.0 : 0.0;
-        case Kind::integer: return static_cast<double>(as_int());
-        case Kind::floating: return as_float();
-        default: return 0.0;
+        case Kind::boolean:
+            return as_bool() ? 1.0 : 0.0;
+        case Kind::integer:
+            return static_cast<double>(as_int());
+        case Kind::floating:
+            return as_float();
+        default:
+            return 0.0;
     }
 }
 
 int64_t Value::to_int() const {
     switch (kind()) {
-        case Kind::boolean: return as_bool() ? 1 : 0;
-        case Kind::integer: return as_int();
-        default: return 0;
+        case Kind::boolean:
+            return as_bool() ? 1 : 0;
+        case Kind::integer:
+            return as_int();
+        default:
+            return 0;
     }
 }
 
@@ -90,10 +103,14 @@ std::string Value::undefined_message() const {
 
 const void* Value::identity() const {
     switch (kind()) {
-        case Kind::list: return list_ptr().get();
-        case Kind::dict: return dict_ptr().get();
-        case Kind::object: return object_ptr().get();
-        default: return nullptr;
+        case Kind::list:
+            return list_ptr().get();
+        case Kind::dict:
+            return dict_ptr().get();
+        case Kind::object:
+            return object_ptr().get();
+        default:
+            return nullptr;
     }
 }
 
@@ -120,7 +137,8 @@ void Value::release_children_into(std::vector<Value>& out) {
             if (p.use_count() == 1) p->release_children_into(out);
             break;
         }
-        default: break;
+        default:
+            break;
     }
 }
 
@@ -177,30 +195,45 @@ void Dict::set(std::string_view key, Value value) {
     entries.emplace_back(Value::text(std::string(key)), std::move(value));
 }
 
-Value Object::call(Interpreter&, CallArgs&) { fail("'" + std::string(type_name()) + "' object is not callable"); }
+Value Object::call(Interpreter&, CallArgs&) {
+    fail("'" + std::string(type_name()) + "' object is not callable");
+}
 
-bool Object::attribute(std::string_view, Interpreter&, Value&) { return false; }
+bool Object::attribute(std::string_view, Interpreter&, Value&) {
+    return false;
+}
 
 Value Object::call_method(std::string_view name, Interpreter&, CallArgs&) {
     fail("'" + std::string(type_name()) + "' object has no method '" + std::string(name) + "'");
 }
 
-void Object::repr(std::string& out, Budget&, int) const { out += "<" + std::string(type_name()) + " object>"; }
+void Object::repr(std::string& out, Budget&, int) const {
+    out += "<" + std::string(type_name()) + " object>";
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Types and truth
 
 std::string type_name(const Value& v) {
     switch (v.kind()) {
-        case Value::Kind::undefined: return "Undefined";
-        case Value::Kind::none: return "NoneType";
-        case Value::Kind::boolean: return "bool";
-        case Value::Kind::integer: return "int";
-        case Value::Kind::floating: return "float";
-        case Value::Kind::string: return v.is_markup() ? "Markup" : "str";
-        case Value::Kind::list: return v.is_tuple() ? "tuple" : "list";
-        case Value::Kind::dict: return "dict";
-        case Value::Kind::object: return std::string(v.object().type_name());
+        case Value::Kind::undefined:
+            return "Undefined";
+        case Value::Kind::none:
+            return "NoneType";
+        case Value::Kind::boolean:
+            return "bool";
+        case Value::Kind::integer:
+            return "int";
+        case Value::Kind::floating:
+            return "float";
+        case Value::Kind::string:
+            return v.is_markup() ? "Markup" : "str";
+        case Value::Kind::list:
+            return v.is_tuple() ? "tuple" : "list";
+        case Value::Kind::dict:
+            return "dict";
+        case Value::Kind::object:
+            return std::string(v.object().type_name());
     }
     return "object";
 }
@@ -213,14 +246,22 @@ std::string object_type_repr(const Value& v) {
 bool truthy(const Value& v) {
     switch (v.kind()) {
         case Value::Kind::undefined:
-        case Value::Kind::none: return false;
-        case Value::Kind::boolean: return v.as_bool();
-        case Value::Kind::integer: return v.as_int() != 0;
-        case Value::Kind::floating: return v.as_float() != 0.0;
-        case Value::Kind::string: return !v.str().empty();
-        case Value::Kind::list: return !v.list().items.empty();
-        case Value::Kind::dict: return !v.dict().entries.empty();
-        case Value::Kind::object: return true;
+        case Value::Kind::none:
+            return false;
+        case Value::Kind::boolean:
+            return v.as_bool();
+        case Value::Kind::integer:
+            return v.as_int() != 0;
+        case Value::Kind::floating:
+            return v.as_float() != 0.0;
+        case Value::Kind::string:
+            return !v.str().empty();
+        case Value::Kind::list:
+            return !v.list().items.empty();
+        case Value::Kind::dict:
+            return !v.dict().entries.empty();
+        case Value::Kind::object:
+            return true;
     }
     return false;
 }
@@ -231,14 +272,16 @@ bool is_hashable(const Value& v) {
         case Value::Kind::boolean:
         case Value::Kind::integer:
         case Value::Kind::floating:
-        case Value::Kind::string: return true;
+        case Value::Kind::string:
+            return true;
         case Value::Kind::list: {
             if (!v.is_tuple()) return false;
             for (const auto& item : v.list().items)
                 if (!is_hashable(item)) return false;
             return true;
         }
-        default: return false;
+        default:
+            return false;
     }
 }
 
@@ -316,8 +359,13 @@ void append_string_repr(std::string& out, std::string_view s) {
 void append_repr(std::string& out, const Value& v, Budget& budget, int depth) {
     check_depth(depth, budget);
     switch (v.kind()) {
-        case Value::Kind::undefined: out += "Undefined"; return;
-        case Value::Kind::string: append_string_repr(out, v.str()); budget.check_size(out.size()); return;
+        case Value::Kind::undefined:
+            out += "Undefined";
+            return;
+        case Value::Kind::string:
+            append_string_repr(out, v.str());
+            budget.check_size(out.size());
+            return;
         case Value::Kind::list: {
             const List& l = v.list();
             out += l.tuple ? '(' : '[';
@@ -344,20 +392,37 @@ void append_repr(std::string& out, const Value& v, Budget& budget, int depth) {
             budget.check_size(out.size());
             return;
         }
-        case Value::Kind::object: v.object().repr(out, budget, depth + 1); return;
-        default: append_str(out, v, budget, depth); return;
+        case Value::Kind::object:
+            v.object().repr(out, budget, depth + 1);
+            return;
+        default:
+            append_str(out, v, budget, depth);
+            return;
     }
 }
 
 void append_str(std::string& out, const Value& v, Budget& budget, int depth) {
     switch (v.kind()) {
-        case Value::Kind::undefined: return;
-        case Value::Kind::none: out += "None"; return;
-        case Value::Kind::boolean: out += v.as_bool() ? "True" : "False"; return;
-        case Value::Kind::integer: out += std::to_string(v.as_int()); return;
-        case Value::Kind::floating: out += float_repr(v.as_float()); return;
-        case Value::Kind::string: out += v.str(); return;
-        default: append_repr(out, v, budget, depth); return;
+        case Value::Kind::undefined:
+            return;
+        case Value::Kind::none:
+            out += "None";
+            return;
+        case Value::Kind::boolean:
+            out += v.as_bool() ? "True" : "False";
+            return;
+        case Value::Kind::integer:
+            out += std::to_string(v.as_int());
+            return;
+        case Value::Kind::floating:
+            out += float_repr(v.as_float());
+            return;
+        case Value::Kind::string:
+            out += v.str();
+            return;
+        default:
+            append_repr(out, v, budget, depth);
+            return;
     }
 }
 
@@ -414,8 +479,10 @@ bool equal(const Value& a, const Value& b, Budget& budget, int depth) {
     if (a.kind() != b.kind()) return false;
     switch (a.kind()) {
         case Value::Kind::undefined:
-        case Value::Kind::none: return true;
-        case Value::Kind::string: return a.str() == b.str();
+        case Value::Kind::none:
+            return true;
+        case Value::Kind::string:
+            return a.str() == b.str();
         case Value::Kind::list: {
             const List& x = a.list();
             const List& y = b.list();
@@ -438,8 +505,10 @@ bool equal(const Value& a, const Value& b, Budget& budget, int depth) {
             }
             return true;
         }
-        case Value::Kind::object: return a.identity() == b.identity();
-        default: return false;
+        case Value::Kind::object:
+            return a.identity() == b.identity();
+        default:
+            return false;
     }
 }
 
@@ -459,8 +528,8 @@ int compare(const Value& a, const Value& b, std::string_view op, Budget& budget,
         const int cmp = x.size() < y.size() ? -1 : (x.size() > y.size() ? 1 : 0);
         return apply_op(cmp, op) ? 1 : 0;
     }
-    fail("'" + std::string(op) + "' not supported between instances of '" + type_name(a) + "' and '" +
-         type_name(b) + "'");
+    fail("'" + std::string(op) + "' not supported between instances of '" + type_name(a) + "' and '" + type_name(b) +
+         "'");
 }
 
 bool reaches(const Value& from, const void* target, Budget& budget) {
@@ -489,7 +558,8 @@ bool reaches(const Value& from, const void* target, Budget& budget) {
                     stack.push_back(&child);
                 });
                 break;
-            default: break;
+            default:
+                break;
         }
     }
     return found;
@@ -507,15 +577,19 @@ Value from_json_at(const nlohmann::ordered_json& j, Budget& budget, std::string_
     budget.step();
     using T = nlohmann::ordered_json::value_t;
     switch (j.type()) {
-        case T::null: return Value::none();
-        case T::boolean: return Value::boolean(j.get<bool>());
-        case T::number_integer: return Value::integer(j.get<int64_t>());
+        case T::null:
+            return Value::none();
+        case T::boolean:
+            return Value::boolean(j.get<bool>());
+        case T::number_integer:
+            return Value::integer(j.get<int64_t>());
         case T::number_unsigned: {
             const uint64_t u = j.get<uint64_t>();
             if (u > static_cast<uint64_t>(INT64_MAX)) return Value::number(static_cast<double>(u));
             return Value::integer(static_cast<int64_t>(u));
         }
-        case T::number_float: return Value::number(j.get<double>());
+        case T::number_float:
+            return Value::number(j.get<double>());
         case T::string: {
             const auto& s = j.get_ref<const std::string&>();
             if (unicode::find_invalid(s) != std::string::npos) fail(std::string(where) + " holds invalid UTF-8");
@@ -537,7 +611,8 @@ Value from_json_at(const nlohmann::ordered_json& j, Budget& budget, std::string_
             }
             return Value::make_dict(std::move(d));
         }
-        default: fail(std::string(where) + " holds a value that is not JSON data");
+        default:
+            fail(std::string(where) + " holds a value that is not JSON data");
     }
 }
 

@@ -19,7 +19,8 @@ inline std::chrono::local_seconds golden_now() {
     return local_days{year{2025} / January / 15} + hours{12};
 }
 
-inline std::string render(const std::string& source, const nlohmann::ordered_json& variables = nlohmann::ordered_json::object(),
+inline std::string render(const std::string& source,
+                          const nlohmann::ordered_json& variables = nlohmann::ordered_json::object(),
                           const chat::Limits& limits = {}) {
     return chat::Template::parse(source, "t").render(variables, limits, golden_now());
 }
@@ -43,6 +44,8 @@ inline std::string read_file(const std::filesystem::path& path) {
     return text.str();
 }
 
-inline std::filesystem::path shared_templates() { return std::filesystem::path(EMBER_SHARED_DATA) / "templates"; }
+inline std::filesystem::path shared_templates() {
+    return std::filesystem::path(EMBER_SHARED_DATA) / "templates";
+}
 
 }  // namespace ember::test

@@ -63,8 +63,10 @@ TEST_P(GoldenTemplate, RendersEveryConversationLikeJinja2) {
             request.add_generation_prompt = gen;
             request.now = ember::test::golden_now();
             if (tokens.contains(name)) {
-                if (tokens[name]["bos_token"].is_string()) request.bos_token = tokens[name]["bos_token"].get<std::string>();
-                if (tokens[name]["eos_token"].is_string()) request.eos_token = tokens[name]["eos_token"].get<std::string>();
+                if (tokens[name]["bos_token"].is_string())
+                    request.bos_token = tokens[name]["bos_token"].get<std::string>();
+                if (tokens[name]["eos_token"].is_string())
+                    request.eos_token = tokens[name]["eos_token"].get<std::string>();
             }
             if (const auto it = errors.find(key); it != errors.end()) {
                 try {
@@ -77,8 +79,9 @@ TEST_P(GoldenTemplate, RendersEveryConversationLikeJinja2) {
                 ++compared;
                 continue;
             }
-            const fs::path golden = shared_templates() / "golden" /
-                                    (name + "__" + conv["name"].get<std::string>() + "__" + (gen ? "gen" : "nogen") + ".txt");
+            const fs::path golden =
+                shared_templates() / "golden" /
+                (name + "__" + conv["name"].get<std::string>() + "__" + (gen ? "gen" : "nogen") + ".txt");
             ASSERT_TRUE(fs::exists(golden)) << golden;
             std::string out;
             try {

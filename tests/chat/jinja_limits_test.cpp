@@ -95,7 +95,8 @@ TEST(JinjaLimits, DeeplyNestedValuesAreRefusedNotCrashing) {
         "{% for i in range(20000) %}{% set n = [] %}{% set _ = ns.cur.append(n) %}{% set ns.cur = n %}{% endfor %}";
     EXPECT_EQ(render(build + "{{ root|length }}"), "1");
     expect_one_line_error(render_error(build + "{{ root }}"), "value nested deeper than the limit of 256 levels");
-    expect_one_line_error(render_error(build + "{{ root|tojson }}"), "value nested deeper than the limit of 256 levels");
+    expect_one_line_error(render_error(build + "{{ root|tojson }}"),
+                          "value nested deeper than the limit of 256 levels");
     expect_one_line_error(render_error(build + "{{ root == root[0] }}"), "value nested deeper than the limit");
     // Deep JSON input is refused on the way in.
     nlohmann::ordered_json deep = 1;
@@ -118,8 +119,9 @@ TEST(JinjaLimits, ObjectsReferringToTheirScopeAreReleased) {
     // A macro stored in a namespace of its own scope, and a loop object kept past its loop: reference cycles
     // through scopes, broken when the render ends (the sanitizer build checks for leaks).
     EXPECT_EQ(render("{% set ns = namespace() %}{% macro m() %}M{% endmacro %}{% set ns.m = m %}{{ ns.m() }}"), "M");
-    EXPECT_EQ(render("{% set ns = namespace() %}{% for x in [1, 2] %}{% set ns.l = loop %}{% endfor %}{{ ns.l.index }}"),
-              "2");
+    EXPECT_EQ(
+        render("{% set ns = namespace() %}{% for x in [1, 2] %}{% set ns.l = loop %}{% endfor %}{{ ns.l.index }}"),
+        "2");
     EXPECT_EQ(render("{% set ns = namespace(f=none) %}{% for x in [[1]] recursive %}{% set ns.f = loop %}{% endfor %}"
                      "{{ ns.f([]) }}ok"),
               "ok");

@@ -25,15 +25,18 @@ TEST(JinjaErrors, SyntaxErrorsNameTemplateLineAndColumn) {
     EXPECT_EQ(render_error("a\nb\n{% endfor %}"), "t:3:4: unexpected 'endfor'");
     EXPECT_EQ(render_error("{% for x in y %}\n{% endif %}"), "t:2:4: unexpected 'endif'");
     EXPECT_EQ(render_error("{{ 1 +* 2 }}"), "t:1:7: unexpected '*'");
-    EXPECT_EQ(render_error("ok\n{% if x %}never closed"), "t:2:23: unexpected end of template, expected 'elif' or 'else' or 'endif'");
+    EXPECT_EQ(render_error("ok\n{% if x %}never closed"),
+              "t:2:23: unexpected end of template, expected 'elif' or 'else' or 'endif'");
 }
 
 TEST(JinjaErrors, RaiseExceptionIsNameAndMessage) {
     EXPECT_EQ(render_error("{{ raise_exception('Conversation roles must alternate') }}"),
               "t: Conversation roles must alternate");
     // Line breaks in messages are escaped: every error is one line.
-    EXPECT_EQ(render_error("{% if true %}{{ raise_exception('line\\nbreak\\x01') }}{% endif %}"), "t: line\\nbreak\\x01");
-    EXPECT_EQ(render_error("{{ {'a': 1}['multi\\nline'].x }}"), "t:1:27: 'dict object' has no attribute 'multi\\nline'");
+    EXPECT_EQ(render_error("{% if true %}{{ raise_exception('line\\nbreak\\x01') }}{% endif %}"),
+              "t: line\\nbreak\\x01");
+    EXPECT_EQ(render_error("{{ {'a': 1}['multi\\nline'].x }}"),
+              "t:1:27: 'dict object' has no attribute 'multi\\nline'");
 }
 
 TEST(JinjaErrors, BadInputIsRefusedWithOneLine) {
@@ -107,7 +110,8 @@ TEST(JinjaValues, JsonRoundTrip) {
     auto back = j;
     back["big"] = 18446744073709551615.0;  // beyond int64: a float, as the value model holds it
     EXPECT_EQ(to_json(v, budget), back);
-    EXPECT_EQ(to_json(Value::make_list({Value::integer(1), Value::text("x")}, true), budget), nlohmann::ordered_json::array({1, "x"}));
+    EXPECT_EQ(to_json(Value::make_list({Value::integer(1), Value::text("x")}, true), budget),
+              nlohmann::ordered_json::array({1, "x"}));
     EXPECT_THROW(to_json(Value(), budget), Failure);
 }
 

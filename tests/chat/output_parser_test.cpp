@@ -72,8 +72,8 @@ ParserOptions prompt_opened() {
 }
 
 TEST(OutputParser, ReasoningOnlyWhenThePromptOpenedThink) {
-    check_every_split("The user greets me.\nI should greet back.\n", {"The user greets me.\nI should greet back.", "", {}},
-                      prompt_opened());
+    check_every_split("The user greets me.\nI should greet back.\n",
+                      {"The user greets me.\nI should greet back.", "", {}}, prompt_opened());
 }
 
 TEST(OutputParser, ReasoningThenContentWhenThePromptOpenedThink) {
@@ -87,7 +87,8 @@ TEST(OutputParser, ReasoningOpenedByTheModel) {
 }
 
 TEST(OutputParser, ContentOnly) {
-    check_every_split("Just an answer, with a < sign and <b>markup</b>.", {"", "Just an answer, with a < sign and <b>markup</b>.", {}});
+    check_every_split("Just an answer, with a < sign and <b>markup</b>.",
+                      {"", "Just an answer, with a < sign and <b>markup</b>.", {}});
     // A think tag after content has begun is text, not reasoning.
     check_every_split("Use <think> tags like </think> this.", {"", "Use <think> tags like </think> this.", {}});
 }
@@ -95,9 +96,11 @@ TEST(OutputParser, ContentOnly) {
 TEST(OutputParser, QwenXmlToolCallWithSeveralParameters) {
     const std::string out =
         "I'll check the weather.\n\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
-        "<parameter=days>\n3\n</parameter>\n<parameter=options>\n{\"unit\": \"celsius\", \"hourly\": false}\n</parameter>\n"
+        "<parameter=days>\n3\n</parameter>\n<parameter=options>\n{\"unit\": \"celsius\", \"hourly\": "
+        "false}\n</parameter>\n"
         "<parameter=note>\nline one\nline two\n</parameter>\n</function>\n</tool_call>";
-    check_every_split(out, {"", "I'll check the weather.",
+    check_every_split(out, {"",
+                            "I'll check the weather.",
                             {{"get_weather", json{{"city", "Paris"},
                                                   {"days", 3},
                                                   {"options", json{{"unit", "celsius"}, {"hourly", false}}},
@@ -105,26 +108,33 @@ TEST(OutputParser, QwenXmlToolCallWithSeveralParameters) {
 }
 
 TEST(OutputParser, JsonToolCall) {
-    check_every_split("<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"unit\": \"celsius\"}}\n</tool_call>",
-                      {"", "", {{"get_weather", json{{"city", "Paris"}, {"unit", "celsius"}}}}});
+    check_every_split(
+        "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"unit\": "
+        "\"celsius\"}}\n</tool_call>",
+        {"", "", {{"get_weather", json{{"city", "Paris"}, {"unit", "celsius"}}}}});
     // Arguments given as a JSON string, as some models write them.
-    check_every_split("<tool_call>{\"name\": \"f\", \"arguments\": \"{\\\"a\\\": 1}\"}</tool_call>", {"", "", {{"f", json{{"a", 1}}}}});
+    check_every_split("<tool_call>{\"name\": \"f\", \"arguments\": \"{\\\"a\\\": 1}\"}</tool_call>",
+                      {"", "", {{"f", json{{"a", 1}}}}});
 }
 
 TEST(OutputParser, ReasoningThenSeveralToolCalls) {
     const std::string out =
-        "Two cities: call twice.\n</think>\n\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
-        "</function>\n</tool_call>\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}\n</tool_call>";
-    check_every_split(out, {"Two cities: call twice.", "",
-                            {{"get_weather", json{{"city", "Paris"}}}, {"get_weather", json{{"city", "Oslo"}}}}},
+        "Two cities: call "
+        "twice.\n</think>\n\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+        "</function>\n</tool_call>\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": "
+        "\"Oslo\"}}\n</tool_call>";
+    check_every_split(out,
+                      {"Two cities: call twice.",
+                       "",
+                       {{"get_weather", json{{"city", "Paris"}}}, {"get_weather", json{{"city", "Oslo"}}}}},
                       prompt_opened());
 }
 
 TEST(OutputParser, UnterminatedTags) {
     // A think block the model never closed stays reasoning.
     check_every_split("<think>\nstill thinking about it", {"still thinking about it", "", {}});
-    check_every_split("thinking and then the output stopped </thi", {"thinking and then the output stopped </thi", "", {}},
-                      prompt_opened());
+    check_every_split("thinking and then the output stopped </thi",
+                      {"thinking and then the output stopped </thi", "", {}}, prompt_opened());
     // An unterminated tool call is given back as content, exactly as written.
     check_every_split("Calling: <tool_call>\n<function=f>\n<parameter=a>\n1",
                       {"", "Calling: <tool_call>\n<function=f>\n<parameter=a>\n1", {}});
@@ -140,8 +150,8 @@ TEST(OutputParser, MalformedToolCallIsContent) {
 }
 
 TEST(OutputParser, UnicodeIsNeverSplit) {
-    check_every_split("Ünïcödé 😀 thoughts\n</think>\n\nRéponse 日本語 👨‍👩‍👧", {"Ünïcödé 😀 thoughts", "Réponse 日本語 👨‍👩‍👧", {}},
-                      prompt_opened());
+    check_every_split("Ünïcödé 😀 thoughts\n</think>\n\nRéponse 日本語 👨‍👩‍👧",
+                      {"Ünïcödé 😀 thoughts", "Réponse 日本語 👨‍👩‍👧", {}}, prompt_opened());
 }
 
 TEST(OutputParser, CustomTagsAndToolParsingOff) {
@@ -166,8 +176,9 @@ TEST(OutputParser, EmitsTextAsSoonAsItCannotBeATag) {
 }
 
 TEST(OutputParser, ToolCallBodies) {
-    const auto xml = ember::chat::parse_tool_call("\n<function=search>\n<parameter=query>\n\"quoted\" text\n</parameter>\n"
-                                                  "<parameter=limit>\n10\n</parameter>\n<parameter=empty>\n\n</parameter>\n</function>\n");
+    const auto xml = ember::chat::parse_tool_call(
+        "\n<function=search>\n<parameter=query>\n\"quoted\" text\n</parameter>\n"
+        "<parameter=limit>\n10\n</parameter>\n<parameter=empty>\n\n</parameter>\n</function>\n");
     ASSERT_TRUE(xml);
     EXPECT_EQ(xml->name, "search");
     EXPECT_EQ(xml->arguments, (json{{"query", "\"quoted\" text"}, {"limit", 10}, {"empty", ""}}));

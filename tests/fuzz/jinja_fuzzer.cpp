@@ -56,8 +56,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ember::chat::OutputParser parser(options);
     const size_t cut = size ? data[size - 1] % (size + 1) : 0;
     std::string joined;
-    for (const auto& d : {parser.push(std::string_view(input).substr(0, cut)), parser.push(std::string_view(input).substr(cut)),
-                          parser.finish()}) {
+    for (const auto& d : {parser.push(std::string_view(input).substr(0, cut)),
+                          parser.push(std::string_view(input).substr(cut)), parser.finish()}) {
         joined += d.reasoning;
         joined += d.content;
     }

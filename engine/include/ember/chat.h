@@ -32,9 +32,9 @@ namespace ember::chat {
 
 // What one render may spend. Each limit ends the render with a one-line ember::Error.
 struct Limits {
-    size_t max_output_bytes = 16 << 20;   // the rendered text, and any single string built on the way
-    uint64_t max_steps = 10'000'000;      // evaluation steps; loops, copies and string building count by size
-    int max_depth = 256;                  // macro / recursive-loop call depth, and nesting of values
+    size_t max_output_bytes = 16 << 20;  // the rendered text, and any single string built on the way
+    uint64_t max_steps = 10'000'000;     // evaluation steps; loops, copies and string building count by size
+    int max_depth = 256;                 // macro / recursive-loop call depth, and nesting of values
     std::chrono::milliseconds max_time{5000};
 };
 
@@ -61,13 +61,14 @@ private:
 };
 
 struct RenderRequest {
-    nlohmann::ordered_json messages = nlohmann::ordered_json::array();  // OpenAI/HF shape, incl. content parts,
-                                              // reasoning_content, tool_calls, tool results (role "tool")
-    nlohmann::ordered_json tools;             // null or array
+    nlohmann::ordered_json messages =
+        nlohmann::ordered_json::array();  // OpenAI/HF shape, incl. content parts,
+                                          // reasoning_content, tool_calls, tool results (role "tool")
+    nlohmann::ordered_json tools;         // null or array
     nlohmann::ordered_json kwargs = nlohmann::ordered_json::object();  // enable_thinking, preserve_thinking, ...
     bool add_generation_prompt = true;
-    std::optional<std::string> bos_token, eos_token;   // undefined in the template when absent
-    std::optional<std::chrono::local_seconds> now;     // strftime_now's clock; the local time when absent
+    std::optional<std::string> bos_token, eos_token;  // undefined in the template when absent
+    std::optional<std::chrono::local_seconds> now;    // strftime_now's clock; the local time when absent
 };
 
 // Renders a conversation with Hugging Face's variable conventions (as render_golden.py does): messages, tools
@@ -94,10 +95,10 @@ struct ParsedDelta {
 };
 
 struct ParserOptions {
-    bool starts_in_reasoning = false;   // the prompt already opened <think>
+    bool starts_in_reasoning = false;  // the prompt already opened <think>
     std::string think_open = "<think>", think_close = "</think>";
-    bool parse_tool_calls = true;       // Qwen XML (<tool_call><function=...><parameter=...>) and JSON
-                                        // (<tool_call>{"name":...,"arguments":...}</tool_call>) forms
+    bool parse_tool_calls = true;  // Qwen XML (<tool_call><function=...><parameter=...>) and JSON
+                                   // (<tool_call>{"name":...,"arguments":...}</tool_call>) forms
     std::string tool_open = "<tool_call>", tool_close = "</tool_call>";
 };
 
@@ -113,10 +114,10 @@ private:
     enum class Mode { content, reasoning, tool_call };
     ParserOptions options_;
     Mode mode_;
-    std::string pending_;    // text not yet emitted (a possible tag prefix, or a tool call being collected)
-    bool seen_content_ = false;   // non-whitespace content was emitted: a think block can no longer open
-    bool strip_leading_ = true;   // at the start of a block, whose leading whitespace is dropped
-    std::string tag_space_;       // whitespace dropped before <tool_call>, restored if it is no tool call
+    std::string pending_;        // text not yet emitted (a possible tag prefix, or a tool call being collected)
+    bool seen_content_ = false;  // non-whitespace content was emitted: a think block can no longer open
+    bool strip_leading_ = true;  // at the start of a block, whose leading whitespace is dropped
+    std::string tag_space_;      // whitespace dropped before <tool_call>, restored if it is no tool call
     void drain(ParsedDelta& out, bool at_end);
 };
 
