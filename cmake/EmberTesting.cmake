@@ -12,11 +12,16 @@ function(ember_add_gtest name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main ember_compile_options)
   target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/engine ${CMAKE_SOURCE_DIR}/tests)
-  set(props ENVIRONMENT "EMBER_FIXTURES=${EMBER_FIXTURE_DIR};EMBER_BIN=${CMAKE_BINARY_DIR}/bin")
+  # Where fixtures and binaries are is compiled in (tests/common/fixture_path.h); an ENVIRONMENT list would not
+  # survive gtest_discover_tests, which splits property values at ';'.
+  target_compile_definitions(${name} PRIVATE EMBER_TEST_FIXTURE_DIR="${EMBER_FIXTURE_DIR}"
+                                             EMBER_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
   if(ARG_FIXTURES)
-    list(APPEND props FIXTURES_REQUIRED "${ARG_FIXTURES}")
+    list(JOIN ARG_FIXTURES "\\;" fixtures)  # one value, even for several fixtures
+    gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60 PROPERTIES FIXTURES_REQUIRED "${fixtures}")
+  else()
+    gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60)
   endif()
-  gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60 PROPERTIES ${props})
 endfunction()
 
 function(ember_add_pytest name file)
