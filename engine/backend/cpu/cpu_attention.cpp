@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+// KV-cache writes and causal attention. Attention streams over the cache once per (token, head) with an online
+// softmax (running maximum and sum), so it needs no score buffer whatever the context length.
+#include <cmath>
+#include <cstring>
+
+#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/cpu_checks.h"
+#include "backend/cpu/host_buffer.h"
+#include "ember/quant.h"
+
+namespace ember::cpu_backend {
+
+namespace {
+
+constexpr int max_head_dim = 512;
+
+// Elements [first, first + n) of cache row `row` as floats.
+void load_cache_slice(const Tensor& cache, int64_t row, int64_t first, int n, float* out) {
+    const std::byte* base = host_data(cache) + static_cast<size_t>(row) * cache.row_stride;
+    switch (cache.type) {
+        case gguf::TensorType::F32:
+            std::memcpy(out, base + first * 4, static_cast<size_t>(n) * 4);
+            return;
+        case gguf::TensorType::F16: {
+            const auto* h = reinterpret_cast<const uint16_t*>(base) + first;
+            for (int i = 0; i < n; ++i) out[i] = quant::fp16_to_fp32(h[i]);
+            return;
+        }
+        default:  // block types: slices start on block boundaries (head_dim is a multiple of the block size)
+            quant::dequantize_row(cache.type, base + gguf::row_bytes(cache.type, first), out, n);
+    }
+}
+
+void store_row(const float* src, const Tensor& cache, int64_t row) {
+    std::byte* dst = host_data(cache) + static_cast<size_t>(row) * cache.row_stride;
+    if (cache.type == gguf::TensorType::F32)
+        std::memcpy(dst, src, static_cast<size_t>(cache.cols) * 4);
+    else
+        quant::quantize_row(cache.type, src, dst, cache.cols);
+}
+
+}  // namespace
+
+void CpuBackend::store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
+                          std::span<const int32_t> positions) {
+    require_f32(k, "store_kv k");
+    require_f32(v, "store_kv v");
+    require(k.cols == k_cache.cols && v.cols == v_cache.cols, "store_kv: row length differs from the cache");
+    require(static_cast<int64_t>(positions.size()) == k.rows && k.rows == v.rows, "store_kv: one position per row");
+    for (size_t i = 0; i < positions.size(); ++i) {
+        const int32_t pos = positions[i];
+        require(pos >= 0 && pos < k_cache.rows && pos < v_cache.rows,
+                "store_kv: position " + std::to_string(pos) + " outside the cache");
+        store_row(reinterpret_cast<const float*>(host_data(k) + i * k.row_stride), k_cache, pos);
+        store_row(reinterpret_cast<const float*>(host_data(v) + i * v.row_stride), v_cache, pos);
+    }
+}
+
+void CpuBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
+                           std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) {
+    require_f32(q, "attention q");
+    require_f32(out, "attention out");
+    require(p.head_dim > 0 && p.head_dim <= max_head_dim, "attention: head size out of range");
+    require(p.n_head > 0 && p.n_head_kv > 0 && p.n_head % p.n_head_kv == 0, "attention: bad head counts");
+    require(q.cols == int64_t{p.n_head} * p.head_dim && out.cols == q.cols && out.rows == q.rows,
+            "attention: q/out shapes do not match the heads");
+    require(k_cache.cols == int64_t{p.n_head_kv} * p.head_dim && v_cache.cols == k_cache.cols,
+            "attention: cache rows do not match the kv heads");
+    require(n_kv <= k_cache.rows && static_cast<int64_t>(positions.size()) == q.rows, "attention: bad lengths");
+    const int group = p.n_head / p.n_head_kv;
+    const int hd = p.head_dim;
+
+    for_rows(q.rows * p.n_head, n_kv * hd * 2, [&](int64_t begin, int64_t end) {
+        float k_row[max_head_dim];
+        float v_row[max_head_dim];
+        float acc[max_head_dim];
+        for (int64_t item = begin; item < end; ++item) {
+            const int64_t t = item / p.n_head;
+            const int h = static_cast<int>(item % p.n_head);
+            const int kv_head = h / group;
+            const float* qh = reinterpret_cast<const float*>(host_data(q) + t * q.row_stride) + h * hd;
+            float* oh = reinterpret_cast<float*>(host_data(out) + t * out.row_stride) + h * hd;
+            const int64_t visible = std::min<int64_t>(n_kv, int64_t{positions[static_cast<size_t>(t)]} + 1);
+
+            float running_max = -INFINITY;
+            double running_sum = 0.0;
+            std::fill(acc, acc + hd, 0.0f);
+            for (int64_t j = 0; j < visible; ++j) {
+                load_cache_slice(k_cache, j, int64_t{kv_head} * hd, hd, k_row);
+                float s = 0.0f;
+                for (int i = 0; i < hd; ++i) s += qh[i] * k_row[i];
+                s *= p.scale;
+                if (s > running_max) {
+                    const float correction = std::exp(running_max - s);
+                    for (int i = 0; i < hd; ++i) acc[i] *= correction;
+                    running_sum *= correction;
+                    running_max = s;
+                }
+                const float weight = std::exp(s - running_max);
+                running_sum += weight;
+                load_cache_slice(v_cache, j, int64_t{kv_head} * hd, hd, v_row);
+                for (int i = 0; i < hd; ++i) acc[i] += weight * v_row[i];
+            }
+            const float inv = running_sum > 0 ? static_cast<float>(1.0 / running_sum) : 0.0f;
+            for (int i = 0; i < hd; ++i) oh[i] = acc[i] * inv;
+        }
+    });
+}
+
+}  // namespace ember::cpu_backend

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+#include "backend/cpu/cpu_backend.h"
+
+#include <cstring>
+#include <thread>
+
+#include "backend/cpu/host_buffer.h"
+#include "backend/cpu/cpu_checks.h"
+#include "ember/quant.h"
+
+namespace ember::cpu_backend {
+
+namespace {
+
+int thread_count(const CpuBackendOptions& options) {
+    if (options.threads > 0) return options.threads;
+    const unsigned hw = std::thread::hardware_concurrency();
+    return hw ? static_cast<int>(hw) : 1;
+}
+
+}  // namespace
+
+CpuBackend::CpuBackend(const CpuBackendOptions& options) : isa_(cpu::best_isa()), pool_(thread_count(options)) {}
+
+std::string CpuBackend::name() const {
+    return std::string("cpu (") + (isa_ == cpu::Isa::avx2 ? "avx2" : "scalar") + ", " +
+           std::to_string(pool_.size()) + " threads)";
+}
+
+std::unique_ptr<Buffer> CpuBackend::allocate(size_t bytes) { return std::make_unique<HostBuffer>(bytes); }
+
+std::unique_ptr<Buffer> CpuBackend::map_weights(std::span<const std::byte> bytes) {
+    return std::make_unique<BorrowedBuffer>(bytes);
+}
+
+void CpuBackend::write(const Tensor& dst, std::span<const std::byte> src) {
+    require(src.size() == dst.bytes(), "write: size mismatch");
+    std::memcpy(host_data(dst), src.data(), src.size());
+}
+
+void CpuBackend::read(const Tensor& src, std::span<std::byte> dst) {
+    require(dst.size() == src.bytes(), "read: size mismatch");
+    std::memcpy(dst.data(), host_data(src), dst.size());
+}
+
+void CpuBackend::get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) {
+    require_f32(out, "get_rows out");
+    require(out.cols == table.cols && out.rows == static_cast<int64_t>(ids.size()), "get_rows: shape mismatch");
+    for (size_t i = 0; i < ids.size(); ++i) {
+        if (ids[i] < 0 || ids[i] >= table.rows)
+            throw Error("token id " + std::to_string(ids[i]) + " is outside the embedding table (" +
+                        std::to_string(table.rows) + " rows)");
+        quant::dequantize_row(table.type, host_data(table) + static_cast<size_t>(ids[i]) * table.row_stride,
+                              host_f32(out.row_range(static_cast<int64_t>(i), 1)), table.cols);
+    }
+}
+
+void CpuBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) {
+    require_f32(x, "matmul input");
+    require_f32(out, "matmul output");
+    require(x.contiguous() && out.contiguous(), "matmul: activations must be contiguous");
+    require(x.cols == w.cols && out.cols == w.rows && out.rows == x.rows,
+            "matmul: shapes [" + std::to_string(w.rows) + "x" + std::to_string(w.cols) + "] x [" +
+                std::to_string(x.rows) + "x" + std::to_string(x.cols) + "] -> [" + std::to_string(out.rows) + "x" +
+                std::to_string(out.cols) + "] do not fit");
+    const cpu::WeightMatrix m{w.type, host_data(w), w.rows, w.cols, w.row_stride};
+    const size_t need = cpu::activation_bytes(w.type, w.cols, x.rows);
+    if (scratch_.size() < need) scratch_.resize(need);
+    if (x.rows == 1)
+        cpu::matvec(isa_, m, host_f32(x), host_f32(out), pool_, scratch_);
+    else
+        cpu::matmul(isa_, m, host_f32(x), x.rows, host_f32(out), pool_, scratch_);
+    if (bias) add(out, *bias, out);
+}
+
+void CpuBackend::convert(const Tensor& x, const Tensor& out) {
+    require(x.rows == out.rows && x.cols == out.cols, "convert: shape mismatch");
+    std::vector<float> row(static_cast<size_t>(x.cols));
+    for (int64_t r = 0; r < x.rows; ++r) {
+        const std::byte* src = host_data(x) + static_cast<size_t>(r) * x.row_stride;
+        std::byte* dst = host_data(out) + static_cast<size_t>(r) * out.row_stride;
+        quant::dequantize_row(x.type, src, row.data(), x.cols);
+        quant::quantize_row(out.type, row.data(), dst, out.cols);
+    }
+}
+
+}  // namespace ember::cpu_backend
+
+namespace ember {
+
+std::unique_ptr<Backend> make_cpu_backend(const CpuBackendOptions& options) {
+    return std::make_unique<cpu_backend::CpuBackend>(options);
+}
+
+}  // namespace ember

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+// Row-wise and elementwise operations of the CPU backend (F32 activations).
+#include <cmath>
+
+#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/cpu_checks.h"
+#include "backend/cpu/host_buffer.h"
+
+namespace ember::cpu_backend {
+
+namespace {
+
+float* row_of(const Tensor& t, int64_t r) {
+    return reinterpret_cast<float*>(host_data(t) + static_cast<size_t>(r) * t.row_stride);
+}
+
+float silu(float x) { return x / (1.0f + std::exp(-x)); }
+
+float gelu_tanh(float x) {
+    constexpr float sqrt_2_over_pi = 0.7978845608028654f;
+    return 0.5f * x * (1.0f + std::tanh(sqrt_2_over_pi * (x + 0.044715f * x * x * x)));
+}
+
+}  // namespace
+
+void CpuBackend::rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) {
+    require_f32(x, "rms_norm input");
+    require_f32(weight, "rms_norm weight");
+    require_same_shape(x, out, "rms_norm");
+    require(weight.rows * weight.cols == x.cols, "rms_norm: weight length differs from the row length");
+    const float* w = host_f32(weight);
+    for_rows(x.rows, x.cols, [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+            const float* in = row_of(x, r);
+            float* o = row_of(out, r);
+            double sum = 0.0;
+            for (int64_t i = 0; i < x.cols; ++i) sum += static_cast<double>(in[i]) * in[i];
+            const float inv = static_cast<float>(1.0 / std::sqrt(sum / static_cast<double>(x.cols) + eps));
+            for (int64_t i = 0; i < x.cols; ++i) o[i] = in[i] * inv * w[i];
+        }
+    });
+}
+
+void CpuBackend::add(const Tensor& a, const Tensor& b, const Tensor& out) {
+    require_f32(a, "add input");
+    require_f32(b, "add input");
+    require_same_shape(a, out, "add");
+    require(b.cols == a.cols && (b.rows == a.rows || b.rows == 1), "add: operand shapes differ");
+    for_rows(a.rows, a.cols, [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+            const float* pa = row_of(a, r);
+            const float* pb = row_of(b, b.rows == 1 ? 0 : r);
+            float* po = row_of(out, r);
+            for (int64_t i = 0; i < a.cols; ++i) po[i] = pa[i] + pb[i];
+        }
+    });
+}
+
+void CpuBackend::mul(const Tensor& a, const Tensor& b, const Tensor& out) {
+    require_f32(a, "mul input");
+    require_f32(b, "mul input");
+    require_same_shape(a, out, "mul");
+    require(b.cols == a.cols && (b.rows == a.rows || b.rows == 1), "mul: operand shapes differ");
+    for_rows(a.rows, a.cols, [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+            const float* pa = row_of(a, r);
+            const float* pb = row_of(b, b.rows == 1 ? 0 : r);
+            float* po = row_of(out, r);
+            for (int64_t i = 0; i < a.cols; ++i) po[i] = pa[i] * pb[i];
+        }
+    });
+}
+
+void CpuBackend::scale(const Tensor& x, float s, const Tensor& out) {
+    require_f32(x, "scale input");
+    require_same_shape(x, out, "scale");
+    for_rows(x.rows, x.cols, [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+            const float* px = row_of(x, r);
+            float* po = row_of(out, r);
+            for (int64_t i = 0; i < x.cols; ++i) po[i] = px[i] * s;
+        }
+    });
+}
+
+void CpuBackend::gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out) {
+    require_f32(gate, "gated activation gate");
+    require_f32(up, "gated activation up");
+    require_same_shape(gate, up, "gated activation");
+    require_same_shape(gate, out, "gated activation");
+    for_rows(gate.rows, gate.cols * 8, [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+            const float* g = row_of(gate, r);
+            const float* u = row_of(up, r);
+            float* o = row_of(out, r);
+            if (act == Activation::silu)
+                for (int64_t i = 0; i < gate.cols; ++i) o[i] = silu(g[i]) * u[i];
+            else
+                for (int64_t i = 0; i < gate.cols; ++i) o[i] = gelu_tanh(g[i]) * u[i];
+        }
+    });
+}
+
+void CpuBackend::softmax(const Tensor& x) {
+    require_f32(x, "softmax input");
+    for_rows(x.rows, x.cols * 4, [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+            float* p = row_of(x, r);
+            float max = -INFINITY;
+            for (int64_t i = 0; i < x.cols; ++i) max = std::max(max, p[i]);
+            double sum = 0.0;
+            for (int64_t i = 0; i < x.cols; ++i) {
+                p[i] = std::exp(p[i] - max);
+                sum += p[i];
+            }
+            const float inv = static_cast<float>(1.0 / sum);
+            for (int64_t i = 0; i < x.cols; ++i) p[i] *= inv;
+        }
+    });
+}
+
+}  // namespace ember::cpu_backend

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+// The backend interface: buffers on a device and the operations a forward pass needs. Model code is written once
+// against it; each backend (CPU, Vulkan, HIP) implements it and may fuse or reorder internally, but every
+// operation must give the result of the plain reference in tests/backend (the op suite runs on every backend).
+//
+// Tensors here are 2-D views: `rows` rows of `cols` elements of one type, rows `row_stride` bytes apart. Weights
+// keep GGUF's layout (a row is shape[0] weights, i.e. one output feature's input weights). Activations are F32
+// [tokens, features]. Nothing here knows about models, files or threads other than the backend's own.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ember/gguf.h"
+
+namespace ember {
+
+class Buffer {
+public:
+    virtual ~Buffer() = default;
+    virtual size_t size() const = 0;
+    // Host-visible memory of the buffer, or nullptr where the device keeps it to itself.
+    virtual std::byte* host() = 0;
+};
+
+struct Tensor {
+    Buffer* buffer = nullptr;
+    size_t offset = 0;
+    gguf::TensorType type = gguf::TensorType::F32;
+    int64_t rows = 0;
+    int64_t cols = 0;
+    size_t row_stride = 0;  // bytes between rows
+
+    // Rows [first, first + n) of this tensor.
+    Tensor row_range(int64_t first, int64_t n) const {
+        Tensor t = *this;
+        t.offset += static_cast<size_t>(first) * row_stride;
+        t.rows = n;
+        return t;
+    }
+    // The same bytes seen as rows of `new_cols` elements (contiguous tensors only).
+    Tensor reshaped(int64_t new_cols) const;
+    size_t bytes() const { return static_cast<size_t>(rows) * row_stride; }
+    bool contiguous() const;
+};
+
+enum class RopeMode { normal, neox };
+
+struct RopeParams {
+    RopeMode mode = RopeMode::normal;
+    int n_rot = 0;            // rotated dimensions per head (<= head_dim; partial RoPE rotates the first n_rot)
+    float freq_base = 10000.0f;
+    float freq_scale = 1.0f;  // linear position scaling
+};
+
+struct AttentionParams {
+    int n_head = 0;
+    int n_head_kv = 0;
+    int head_dim = 0;
+    float scale = 0.0f;       // usually 1/sqrt(head_dim)
+};
+
+enum class Activation { silu, gelu };
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;
+
+    // --- memory ------------------------------------------------------------------------------------------------
+    virtual std::unique_ptr<Buffer> allocate(size_t bytes) = 0;
+    // A weight from the file mapping. The CPU backend uses the bytes in place; device backends copy them once.
+    // The mapping outlives the returned buffer.
+    virtual std::unique_ptr<Buffer> map_weights(std::span<const std::byte> bytes) = 0;
+    virtual void write(const Tensor& dst, std::span<const std::byte> src) = 0;  // host -> tensor (contiguous)
+    virtual void read(const Tensor& src, std::span<std::byte> dst) = 0;         // tensor -> host (contiguous)
+    virtual void synchronize() = 0;
+
+    // --- operations (out may alias an input only where stated) --------------------------------------------------
+    // out[i, :] = table[ids[i], :] converted to F32.
+    virtual void get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) = 0;
+    // out[t, r] = sum_k w[r, k] * x[t, k] (+ bias[r] when bias is given). x and out F32.
+    virtual void matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias = nullptr) = 0;
+    // out[i, :] = x[i, :] / rms(x[i, :]) * weight (weight has x.cols elements). out may alias x.
+    virtual void rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) = 0;
+    // out = a + b; b may have one row (broadcast over a's rows). out may alias a.
+    virtual void add(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+    // out = a * b elementwise; b may have one row. out may alias a.
+    virtual void mul(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+    virtual void scale(const Tensor& x, float s, const Tensor& out) = 0;
+    // out = act(gate) * up. out may alias gate.
+    virtual void gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out) = 0;
+    // In place: rotates each head of x (rows = tokens, cols = n_heads * head_dim) at positions[row]. With
+    // freq_factors (F32, n_rot/2 values), the angle of pair i is divided by freq_factors[i] (Llama 3 scaling).
+    virtual void rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
+                      const Tensor* freq_factors = nullptr) = 0;
+    // Writes rows of k and v (F32) into rows positions[i] of the caches (F16 or Q8_0 rows of n_head_kv*head_dim).
+    virtual void store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
+                          std::span<const int32_t> positions) = 0;
+    // Causal attention of q (rows = tokens at positions[i]) over cache rows [0, n_kv): each query sees cache rows
+    // j <= positions[i]. out: [tokens, n_head * head_dim].
+    virtual void attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
+                           std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) = 0;
+    // In place softmax of each row.
+    virtual void softmax(const Tensor& x) = 0;
+    // out (F32/F16/BF16/Q8_0 rows) = x converted.
+    virtual void convert(const Tensor& x, const Tensor& out) = 0;
+};
+
+struct CpuBackendOptions {
+    int threads = 0;  // 0: all hardware threads
+};
+
+std::unique_ptr<Backend> make_cpu_backend(const CpuBackendOptions& options = {});
+
+// A tensor of `rows` x `cols` elements of `type` at the start of `buffer` (contiguous rows).
+Tensor make_tensor(Buffer& buffer, gguf::TensorType type, int64_t rows, int64_t cols, size_t offset = 0);
+
+}  // namespace ember

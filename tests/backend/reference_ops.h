@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// Plain reference implementations of the backend operations, in double precision on host vectors. Written from
+// the definitions in ember/backend.h; every backend's results are compared with these.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ember/backend.h"
+
+namespace ember::reference {
+
+using Matrix = std::vector<double>;  // row-major
+
+// Rows of a quantized/float tensor in its raw bytes, as doubles.
+Matrix dequantize(gguf::TensorType type, std::span<const std::byte> bytes, int64_t rows, int64_t cols);
+
+Matrix matmul(const Matrix& w, int64_t w_rows, int64_t cols, const Matrix& x, int64_t x_rows);
+Matrix rms_norm(const Matrix& x, int64_t cols, std::span<const double> weight, double eps);
+Matrix gated_activation(Activation act, const Matrix& gate, const Matrix& up);
+void rope(Matrix& x, int64_t cols, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
+          std::span<const double> factors);
+// k_cache/v_cache: rows = cache positions. Query t sees rows j <= positions[t], j < n_kv.
+Matrix attention(const Matrix& q, const Matrix& k_cache, const Matrix& v_cache, int64_t n_kv,
+                 std::span<const int32_t> positions, const AttentionParams& p);
+void softmax(Matrix& x, int64_t cols);
+
+}  // namespace ember::reference
