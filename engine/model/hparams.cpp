@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#include "model/hparams.h"
+
+namespace ember::model {
+
+namespace {
+
+[[noreturn]] void bad(const gguf::File& file, const std::string& key, const std::string& problem) {
+    throw Error(file.name() + ": key '" + key + "' " + problem);
+}
+
+int64_t positive(const gguf::File& file, const std::string& key, int64_t value, int64_t max = int64_t{1} << 31) {
+    if (value <= 0 || value > max) bad(file, key, "is " + std::to_string(value) + ", out of range");
+    return value;
+}
+
+}  // namespace
+
+TransformerHParams read_transformer_hparams(const gguf::File& file, const std::string& arch, RopeMode rope_mode) {
+    TransformerHParams hp;
+    hp.arch = arch;
+    const std::string p = arch + ".";
+    hp.n_embd = positive(file, p + "embedding_length", file.get_int(p + "embedding_length"));
+    hp.n_layer = positive(file, p + "block_count", file.get_int(p + "block_count"), 4096);
+    hp.n_head = positive(file, p + "attention.head_count", file.get_int(p + "attention.head_count"), 4096);
+    hp.n_head_kv = positive(file, p + "attention.head_count_kv",
+                            file.get_int(p + "attention.head_count_kv", hp.n_head), 4096);
+    if (hp.n_head % hp.n_head_kv != 0)
+        bad(file, p + "attention.head_count_kv",
+            "is " + std::to_string(hp.n_head_kv) + ", which does not divide the head count " +
+                std::to_string(hp.n_head));
+    hp.n_ff = positive(file, p + "feed_forward_length", file.get_int(p + "feed_forward_length"));
+    hp.n_ctx_train = positive(file, p + "context_length", file.get_int(p + "context_length", 4096));
+    if (hp.n_embd % hp.n_head != 0 && !file.has(p + "attention.key_length"))
+        bad(file, p + "embedding_length", "is not a multiple of the head count and no key_length is given");
+    hp.head_dim = positive(file, p + "attention.key_length",
+                           file.get_int(p + "attention.key_length", hp.n_embd / hp.n_head), 1024);
+    hp.head_dim_v = positive(file, p + "attention.value_length",
+                             file.get_int(p + "attention.value_length", hp.head_dim), 1024);
+    hp.rms_eps = static_cast<float>(file.get_float(p + "attention.layer_norm_rms_epsilon", 1e-5));
+    if (!(hp.rms_eps > 0.0f)) bad(file, p + "attention.layer_norm_rms_epsilon", "must be positive");
+
+    hp.rope.mode = rope_mode;
+    hp.rope.n_rot = static_cast<int>(file.get_int(p + "rope.dimension_count", hp.head_dim));
+    if (hp.rope.n_rot <= 0 || hp.rope.n_rot > hp.head_dim || hp.rope.n_rot % 2 != 0)
+        bad(file, p + "rope.dimension_count", "is " + std::to_string(hp.rope.n_rot) + ", must be even and at most " +
+                                                  std::to_string(hp.head_dim));
+    hp.rope.freq_base = static_cast<float>(file.get_float(p + "rope.freq_base", 10000.0));
+    if (!(hp.rope.freq_base > 0.0f)) bad(file, p + "rope.freq_base", "must be positive");
+    const std::string scaling = std::string(file.get_string(p + "rope.scaling.type", "none"));
+    if (scaling == "linear") {
+        const double factor = file.get_float(p + "rope.scaling.factor", 1.0);
+        if (!(factor > 0.0)) bad(file, p + "rope.scaling.factor", "must be positive");
+        hp.rope.freq_scale = static_cast<float>(1.0 / factor);
+    } else if (scaling != "none" && scaling != "llama3") {
+        // llama3 scaling arrives as the rope_freqs.weight tensor; yarn and others are not supported yet.
+        bad(file, p + "rope.scaling.type", "is '" + scaling + "' (supported: none, linear, llama3)");
+    }
+    return hp;
+}
+
+}  // namespace ember::model

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+#include "model/llama_family.h"
+
+#include <cmath>
+
+#include "model/kv_cache.h"
+#include "model/weight_binder.h"
+
+namespace ember::model {
+
+namespace {
+
+RopeMode rope_mode_of(const std::string& arch) { return arch == "llama" ? RopeMode::normal : RopeMode::neox; }
+
+// KV caches plus the activations of one batch.
+class LlamaState final : public SequenceState {
+public:
+    LlamaState(Backend& backend, const TransformerHParams& hp, int64_t n_ctx, KvCacheType kv_type, int64_t batch)
+        : backend_(backend), hp_(hp), batch_(batch),
+          cache_(backend, hp.n_layer, n_ctx, hp.n_head_kv * hp.head_dim, hp.n_head_kv * hp.head_dim_v, kv_type) {
+        using gguf::TensorType;
+        const size_t ix = arena_.plan(TensorType::F32, batch, hp.n_embd);
+        const size_t ih = arena_.plan(TensorType::F32, batch, hp.n_embd);
+        const size_t iq = arena_.plan(TensorType::F32, batch, hp.n_head * hp.head_dim);
+        const size_t ik = arena_.plan(TensorType::F32, batch, hp.n_head_kv * hp.head_dim);
+        const size_t iv = arena_.plan(TensorType::F32, batch, hp.n_head_kv * hp.head_dim_v);
+        const size_t ia = arena_.plan(TensorType::F32, batch, hp.n_head * hp.head_dim_v);
+        const size_t ig = arena_.plan(TensorType::F32, batch, hp.n_ff);
+        const size_t iu = arena_.plan(TensorType::F32, batch, hp.n_ff);
+        arena_.allocate(backend);
+        x = arena_.get(ix);
+        h = arena_.get(ih);
+        q = arena_.get(iq);
+        k = arena_.get(ik);
+        v = arena_.get(iv);
+        attn = arena_.get(ia);
+        gate = arena_.get(ig);
+        up = arena_.get(iu);
+    }
+
+    int64_t capacity() const override { return cache_.capacity(); }
+    size_t memory_bytes() const override {
+        return cache_.bytes() + arena_.bytes() + (logits_buffer_ ? logits_buffer_->size() : 0);
+    }
+    bool truncate(int64_t n) override {
+        n_past = std::min(n_past, std::max<int64_t>(n, 0));
+        return true;
+    }
+
+    // Room for `rows` rows of logits (grown on demand: all-position logits are rare).
+    Tensor logits(int64_t rows) {
+        if (!logits_buffer_ || logits_rows_ < rows) {
+            logits_buffer_ = backend_.allocate(static_cast<size_t>(rows * hp_.n_vocab) * sizeof(float));
+            logits_rows_ = rows;
+        }
+        return make_tensor(*logits_buffer_, gguf::TensorType::F32, rows, hp_.n_vocab);
+    }
+
+    const KvCache& cache() const { return cache_; }
+    int64_t batch() const { return batch_; }
+
+    int64_t n_past = 0;
+    std::vector<int32_t> positions;
+    Tensor x, h, q, k, v, attn, gate, up;  // [batch, width] activations
+
+private:
+    Backend& backend_;
+    TransformerHParams hp_;
+    int64_t batch_;
+    KvCache cache_;
+    TensorArena arena_;
+    std::unique_ptr<Buffer> logits_buffer_;
+    int64_t logits_rows_ = 0;
+};
+
+}  // namespace
+
+LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, const LoadProgress& progress)
+    : backend_(backend) {
+    const std::string arch(file.get_string("general.architecture"));
+    hp_ = read_transformer_hparams(file, arch, rope_mode_of(arch));
+    const gguf::TensorInfo* embd = file.find_tensor("token_embd.weight");
+    if (!embd) throw Error(file.name() + ": missing tensor 'token_embd.weight'");
+    hp_.n_vocab = embd->shape[1];
+
+    WeightBinder w(file, backend, progress);
+    const int64_t e = hp_.n_embd;
+    const int64_t q_width = hp_.n_head * hp_.head_dim;
+    const int64_t k_width = hp_.n_head_kv * hp_.head_dim;
+    const int64_t v_width = hp_.n_head_kv * hp_.head_dim_v;
+    token_embd_ = w.require("token_embd.weight", {e, hp_.n_vocab});
+    output_norm_ = w.require_f32("output_norm.weight", {e});
+    output_ = w.optional("output.weight", {e, hp_.n_vocab}).value_or(token_embd_);
+    rope_factors_ = w.optional_f32("rope_freqs.weight", {hp_.rope.n_rot / 2});
+
+    const bool qk_norm = arch == "qwen3";
+    for (int64_t i = 0; i < hp_.n_layer; ++i) {
+        const std::string b = "blk." + std::to_string(i) + ".";
+        LlamaLayer l;
+        l.attn_norm = w.require_f32(b + "attn_norm.weight", {e});
+        l.wq = w.require(b + "attn_q.weight", {e, q_width});
+        l.wk = w.require(b + "attn_k.weight", {e, k_width});
+        l.wv = w.require(b + "attn_v.weight", {e, v_width});
+        l.wo = w.require(b + "attn_output.weight", {hp_.n_head * hp_.head_dim_v, e});
+        l.bq = w.optional_f32(b + "attn_q.bias", {q_width});
+        l.bk = w.optional_f32(b + "attn_k.bias", {k_width});
+        l.bv = w.optional_f32(b + "attn_v.bias", {v_width});
+        if (qk_norm) {
+            l.q_norm = w.require_f32(b + "attn_q_norm.weight", {hp_.head_dim});
+            l.k_norm = w.require_f32(b + "attn_k_norm.weight", {hp_.head_dim});
+        }
+        l.ffn_norm = w.require_f32(b + "ffn_norm.weight", {e});
+        l.ffn_gate = w.require(b + "ffn_gate.weight", {e, hp_.n_ff});
+        l.ffn_up = w.require(b + "ffn_up.weight", {e, hp_.n_ff});
+        l.ffn_down = w.require(b + "ffn_down.weight", {hp_.n_ff, e});
+        layers_.push_back(l);
+    }
+
+    info_.architecture = arch;
+    info_.name = std::string(file.get_string("general.name", ""));
+    info_.n_vocab = hp_.n_vocab;
+    info_.n_ctx_train = hp_.n_ctx_train;
+    info_.n_embd = hp_.n_embd;
+    info_.n_layer = hp_.n_layer;
+    info_.n_head = hp_.n_head;
+    info_.n_head_kv = hp_.n_head_kv;
+    info_.head_dim = hp_.head_dim;
+    info_.n_params = w.bound_elements();
+    info_.weight_bytes = w.bound_bytes();
+    weight_buffers_ = w.take_buffers();
+}
+
+std::unique_ptr<SequenceState> LlamaFamilyModel::create_state(int64_t n_ctx, KvCacheType kv_type) const {
+    if (n_ctx <= 0) throw Error("context size must be positive");
+    return std::make_unique<LlamaState>(backend_, hp_, n_ctx, kv_type, max_batch());
+}
+
+void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& request, std::vector<float>& logits) const {
+    auto& st = static_cast<LlamaState&>(base);
+    const int64_t n = static_cast<int64_t>(request.tokens.size());
+    if (n == 0 || n > st.batch())
+        throw Error("forward: batch of " + std::to_string(n) + " tokens (1 to " + std::to_string(st.batch()) + ")");
+    if (request.first_position != st.n_past)
+        throw Error("forward: tokens start at position " + std::to_string(request.first_position) +
+                    " but the state holds " + std::to_string(st.n_past));
+    if (st.n_past + n > st.capacity())
+        throw Error("context full: " + std::to_string(st.n_past + n) + " positions needed, the context holds " +
+                    std::to_string(st.capacity()));
+
+    st.positions.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) st.positions[static_cast<size_t>(i)] = static_cast<int32_t>(st.n_past + i);
+    const std::span<const int32_t> pos = st.positions;
+    const Tensor x = st.x.row_range(0, n), h = st.h.row_range(0, n), q = st.q.row_range(0, n),
+                 k = st.k.row_range(0, n), v = st.v.row_range(0, n), attn = st.attn.row_range(0, n),
+                 gate = st.gate.row_range(0, n), up = st.up.row_range(0, n);
+    const AttentionParams ap{static_cast<int>(hp_.n_head), static_cast<int>(hp_.n_head_kv),
+                             static_cast<int>(hp_.head_dim), 1.0f / std::sqrt(static_cast<float>(hp_.head_dim))};
+    const Tensor* factors = rope_factors_ ? &*rope_factors_ : nullptr;
+    const float eps = hp_.rms_eps;
+    Backend& be = backend_;
+
+    be.get_rows(token_embd_, request.tokens, x);
+    for (size_t il = 0; il < layers_.size(); ++il) {
+        const LlamaLayer& l = layers_[il];
+        be.rms_norm(x, l.attn_norm, eps, h);
+        be.matmul(l.wq, h, q, l.bq ? &*l.bq : nullptr);
+        be.matmul(l.wk, h, k, l.bk ? &*l.bk : nullptr);
+        be.matmul(l.wv, h, v, l.bv ? &*l.bv : nullptr);
+        if (l.q_norm) {
+            be.rms_norm(q.reshaped(hp_.head_dim), *l.q_norm, eps, q.reshaped(hp_.head_dim));
+            be.rms_norm(k.reshaped(hp_.head_dim), *l.k_norm, eps, k.reshaped(hp_.head_dim));
+        }
+        be.rope(q, static_cast<int>(hp_.head_dim), pos, hp_.rope, factors);
+        be.rope(k, static_cast<int>(hp_.head_dim), pos, hp_.rope, factors);
+        be.store_kv(k, v, st.cache().k(il), st.cache().v(il), pos);
+        be.attention(q, st.cache().k(il), st.cache().v(il), st.n_past + n, pos, ap, attn);
+        be.matmul(l.wo, attn, h);
+        be.add(x, h, x);
+
+        be.rms_norm(x, l.ffn_norm, eps, h);
+        be.matmul(l.ffn_gate, h, gate);
+        be.matmul(l.ffn_up, h, up);
+        be.gated_activation(Activation::silu, gate, up, gate);
+        be.matmul(l.ffn_down, gate, h);
+        be.add(x, h, x);
+    }
+
+    const int64_t n_out = request.all_logits ? n : 1;
+    const Tensor last = x.row_range(n - n_out, n_out);
+    const Tensor normed = h.row_range(0, n_out);
+    be.rms_norm(last, output_norm_, eps, normed);
+    const Tensor out = st.logits(n_out);
+    be.matmul(output_, normed, out);
+    logits.resize(static_cast<size_t>(n_out * hp_.n_vocab));
+    be.read(out, std::as_writable_bytes(std::span(logits)));
+    st.n_past += n;
+}
+
+}  // namespace ember::model

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// Dense decoder-only transformers of the Llama family: `llama` (incl. SmolLM2, Llama 3), `qwen2` (q/k/v biases)
+// and `qwen3` (RMS norms on q and k per head). Pre-norm blocks: x += Wo·attn(rope(Wq h), rope(Wk h), Wv h) with
+// h = rms_norm(x); x += Wdown·(silu(Wgate h) * Wup h) with h = rms_norm(x).
+#pragma once
+
+#include <optional>
+
+#include "ember/model.h"
+#include "model/hparams.h"
+
+namespace ember::model {
+
+struct LlamaLayer {
+    Tensor attn_norm;              // [n_embd]
+    Tensor wq;                     // [n_embd, n_head * head_dim]
+    Tensor wk;                     // [n_embd, n_head_kv * head_dim]
+    Tensor wv;                     // [n_embd, n_head_kv * head_dim_v]
+    Tensor wo;                     // [n_head * head_dim_v, n_embd]
+    std::optional<Tensor> bq;      // [n_head * head_dim]       (qwen2)
+    std::optional<Tensor> bk;      // [n_head_kv * head_dim]    (qwen2)
+    std::optional<Tensor> bv;      // [n_head_kv * head_dim_v]  (qwen2)
+    std::optional<Tensor> q_norm;  // [head_dim]                (qwen3)
+    std::optional<Tensor> k_norm;  // [head_dim]                (qwen3)
+    Tensor ffn_norm;               // [n_embd]
+    Tensor ffn_gate;               // [n_embd, n_ff]
+    Tensor ffn_up;                 // [n_embd, n_ff]
+    Tensor ffn_down;               // [n_ff, n_embd]
+};
+
+class LlamaFamilyModel final : public Model {
+public:
+    LlamaFamilyModel(const gguf::File& file, Backend& backend, const LoadProgress& progress);
+
+    const ModelInfo& info() const override { return info_; }
+    std::unique_ptr<SequenceState> create_state(int64_t n_ctx, KvCacheType kv_type) const override;
+    int64_t max_batch() const override { return 512; }
+    void forward(SequenceState& state, const ForwardRequest& request, std::vector<float>& logits) const override;
+
+private:
+    Backend& backend_;
+    TransformerHParams hp_;
+    ModelInfo info_;
+    std::vector<std::unique_ptr<Buffer>> weight_buffers_;
+    Tensor token_embd_;                   // [n_embd, n_vocab]
+    Tensor output_norm_;                  // [n_embd]
+    Tensor output_;                       // [n_embd, n_vocab] (token_embd_ when tied)
+    std::optional<Tensor> rope_factors_;  // [n_rot / 2] (Llama 3 frequency scaling)
+    std::vector<LlamaLayer> layers_;
+};
+
+}  // namespace ember::model

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+#include <array>
+
+#include "ember/model.h"
+#include "model/llama_family.h"
+
+namespace ember {
+
+namespace {
+constexpr std::array<std::string_view, 3> kArchitectures = {"llama", "qwen2", "qwen3"};
+}
+
+std::span<const std::string_view> supported_architectures() { return kArchitectures; }
+
+std::unique_ptr<Model> load_model(const gguf::File& file, Backend& backend, const LoadProgress& progress) {
+    const std::string arch(file.get_string("general.architecture"));
+    if (arch == "llama" || arch == "qwen2" || arch == "qwen3")
+        return std::make_unique<model::LlamaFamilyModel>(file, backend, progress);
+    std::string list;
+    for (std::string_view a : kArchitectures) list += (list.empty() ? "" : ", ") + std::string(a);
+    throw Error(file.name() + ": unsupported architecture '" + arch + "' (supported: " + list + ")");
+}
+
+}  // namespace ember

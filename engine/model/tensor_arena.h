@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+// Lays out several tensors in one backend buffer: plan() them, allocate() once, then use the tensors.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "ember/backend.h"
+
+namespace ember::model {
+
+class TensorArena {
+public:
+    // Reserves room for a tensor; returns its index for get().
+    size_t plan(gguf::TensorType type, int64_t rows, int64_t cols) {
+        constexpr size_t alignment = 64;
+        offset_ = (offset_ + alignment - 1) / alignment * alignment;
+        planned_.push_back({type, rows, cols, offset_});
+        offset_ += gguf::row_bytes(type, cols) * static_cast<size_t>(rows);
+        return planned_.size() - 1;
+    }
+    void allocate(Backend& backend) { buffer_ = backend.allocate(offset_ ? offset_ : 1); }
+    Tensor get(size_t index) const {
+        const Planned& p = planned_[index];
+        return make_tensor(*buffer_, p.type, p.rows, p.cols, p.offset);
+    }
+    size_t bytes() const { return offset_; }
+
+private:
+    struct Planned {
+        gguf::TensorType type;
+        int64_t rows;
+        int64_t cols;
+        size_t offset;
+    };
+    std::vector<Planned> planned_;
+    size_t offset_ = 0;
+    std::unique_ptr<Buffer> buffer_;
+};
+
+}  // namespace ember::model

@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: MIT
+"""An independent forward pass of the Llama-family architectures (llama, qwen2, qwen3) in float64 numpy,
+written from the math, reading a GGUF through the `gguf` package (which also dequantizes the weights).
+
+    logits = forward(path, tokens)   # [len(tokens), n_vocab]
+
+RMSNorm: x / sqrt(mean(x^2) + eps) * w. RoPE on the first n_rot dimensions of each head with angle
+pos * freq_scale * base^(-2i/n_rot) (divided by rope_freqs[i] when present); llama pairs (2i, 2i+1), qwen2/qwen3
+pair (i, i + n_rot/2). Causal attention with grouped KV heads (head h reads KV head h // (n_head / n_head_kv)),
+SwiGLU feed-forward, tied output when output.weight is absent.
+"""
+import numpy as np
+import gguf
+
+
+class Weights:
+    def __init__(self, path):
+        self.reader = gguf.GGUFReader(path)
+        self.fields = {k: f for k, f in self.reader.fields.items()}
+        self.tensors = {t.name: t for t in self.reader.tensors}
+
+    def key(self, name, default=None):
+        field = self.fields.get(name)
+        if field is None:
+            return default
+        value = field.contents()
+        return value
+
+    def has(self, name):
+        return name in self.tensors
+
+    def get(self, name):
+        t = self.tensors[name]
+        data = np.asarray(t.data)
+        if t.tensor_type in (gguf.GGMLQuantizationType.F32, gguf.GGMLQuantizationType.F16):
+            array = data.astype(np.float64)
+        else:
+            array = gguf.quants.dequantize(data, t.tensor_type).astype(np.float64)
+        shape = [int(d) for d in reversed(t.shape)]  # numpy order: (rows = outputs, cols = inputs)
+        return array.reshape(shape)
+
+
+def rms_norm(x, w, eps):
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * w
+
+
+def rope(x, positions, n_rot, base, freq_scale, neox, factors):
+    """x: [tokens, heads, head_dim]"""
+    out = x.copy()
+    half = n_rot // 2
+    i = np.arange(half, dtype=np.float64)
+    inv_freq = base ** (-2.0 * i / n_rot)
+    if factors is not None:
+        inv_freq = inv_freq / factors
+    angles = np.outer(np.asarray(positions, dtype=np.float64) * freq_scale, inv_freq)  # [tokens, half]
+    cos = np.cos(angles)[:, None, :]
+    sin = np.sin(angles)[:, None, :]
+    if neox:
+        a, b = x[..., :half], x[..., half:n_rot]
+        out[..., :half] = a * cos - b * sin
+        out[..., half:n_rot] = a * sin + b * cos
+    else:
+        a, b = x[..., 0:n_rot:2], x[..., 1:n_rot:2]
+        out[..., 0:n_rot:2] = a * cos - b * sin
+        out[..., 1:n_rot:2] = a * sin + b * cos
+    return out
+
+
+def forward(path, tokens):
+    w = Weights(path)
+    arch = w.key("general.architecture")
+    p = arch + "."
+    n_embd = w.key(p + "embedding_length")
+    n_layer = w.key(p + "block_count")
+    n_head = w.key(p + "attention.head_count")
+    n_head_kv = w.key(p + "attention.head_count_kv", n_head)
+    head_dim = w.key(p + "attention.key_length", n_embd // n_head)
+    eps = w.key(p + "attention.layer_norm_rms_epsilon", 1e-5)
+    n_rot = w.key(p + "rope.dimension_count", head_dim)
+    base = w.key(p + "rope.freq_base", 10000.0)
+    freq_scale = 1.0
+    if w.key(p + "rope.scaling.type") == "linear":
+        freq_scale = 1.0 / w.key(p + "rope.scaling.factor")
+    neox = arch != "llama"
+    factors = w.get("rope_freqs.weight").reshape(-1) if w.has("rope_freqs.weight") else None
+
+    T = len(tokens)
+    positions = np.arange(T)
+    x = w.get("token_embd.weight")[np.asarray(tokens)]
+    group = n_head // n_head_kv
+    mask = np.triu(np.full((T, T), -np.inf), k=1)
+    for layer in range(n_layer):
+        b = f"blk.{layer}."
+        h = rms_norm(x, w.get(b + "attn_norm.weight"), eps)
+        q = h @ w.get(b + "attn_q.weight").T
+        k = h @ w.get(b + "attn_k.weight").T
+        v = h @ w.get(b + "attn_v.weight").T
+        if w.has(b + "attn_q.bias"):
+            q += w.get(b + "attn_q.bias")
+            k += w.get(b + "attn_k.bias")
+            v += w.get(b + "attn_v.bias")
+        q = q.reshape(T, n_head, head_dim)
+        k = k.reshape(T, n_head_kv, head_dim)
+        v = v.reshape(T, n_head_kv, -1)
+        if w.has(b + "attn_q_norm.weight"):
+            q = rms_norm(q, w.get(b + "attn_q_norm.weight"), eps)
+            k = rms_norm(k, w.get(b + "attn_k_norm.weight"), eps)
+        q = rope(q, positions, n_rot, base, freq_scale, neox, factors)
+        k = rope(k, positions, n_rot, base, freq_scale, neox, factors)
+        heads = []
+        for hd in range(n_head):
+            kv = hd // group
+            scores = q[:, hd, :] @ k[:, kv, :].T / np.sqrt(head_dim) + mask
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            scores /= scores.sum(axis=-1, keepdims=True)
+            heads.append(scores @ v[:, kv, :])
+        attn = np.concatenate(heads, axis=-1)
+        x = x + attn @ w.get(b + "attn_output.weight").T
+        h = rms_norm(x, w.get(b + "ffn_norm.weight"), eps)
+        gate = h @ w.get(b + "ffn_gate.weight").T
+        up = h @ w.get(b + "ffn_up.weight").T
+        x = x + (gate / (1.0 + np.exp(-gate)) * up) @ w.get(b + "ffn_down.weight").T
+    x = rms_norm(x, w.get("output_norm.weight"), eps)
+    out = w.get("output.weight") if w.has("output.weight") else w.get("token_embd.weight")
+    return x @ out.T
+
+
+if __name__ == "__main__":
+    import sys
+    tokens = [int(t) for t in sys.argv[2].split(",")]
+    np.save(sys.argv[3], forward(sys.argv[1], tokens))
