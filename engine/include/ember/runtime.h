@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+// Ember's public API: load a model file, open sessions on it, run chat turns or raw generations with streaming,
+// stop them from another thread, read statistics. The desktop app, the CLI and the server use only this header
+// (plus the data types of ember/chat.h for conversations). No Qt, no global state.
+//
+// Threading: a LoadedModel is shared by its sessions, which share its backend: run them on one thread (the
+// app's engine worker). Only Session::cancel() may be called from any thread; it takes effect before the next
+// token.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ember/backend.h"
+#include "ember/chat.h"
+#include "ember/gguf.h"
+#include "ember/model.h"
+#include "ember/tokenizer.h"
+
+namespace ember {
+
+struct LoadOptions {
+    int threads = 0;                       // CPU threads; 0 = all
+    LoadProgress progress;                 // fraction loaded; return false to cancel (load throws LoadCancelled)
+    std::optional<std::filesystem::path> chat_template_file;  // overrides the file's tokenizer.chat_template
+};
+
+// A model file opened for inference: the mapping, the backend, the architecture, tokenizer and chat template.
+class LoadedModel {
+public:
+    // Throws ember::Error (one line naming the file and problem) or LoadCancelled.
+    static std::shared_ptr<LoadedModel> load(const std::filesystem::path& path, const LoadOptions& options = {});
+
+    const gguf::File& file() const { return *file_; }
+    const Model& model() const { return *model_; }
+    const ModelInfo& info() const { return model_->info(); }
+    const Tokenizer& tokenizer() const { return *tokenizer_; }
+    Backend& backend() const { return *backend_; }
+    // The chat template in use, or nullptr when the file has none and none was given.
+    const chat::Template* chat_template() const { return template_ ? &*template_ : nullptr; }
+    // Why the file's own template could not be used (empty when it could, or when there is none).
+    const std::string& chat_template_error() const { return template_error_; }
+    double load_seconds() const { return load_seconds_; }
+
+private:
+    LoadedModel() = default;
+    std::unique_ptr<gguf::File> file_;
+    std::unique_ptr<Backend> backend_;
+    std::unique_ptr<Model> model_;
+    std::unique_ptr<Tokenizer> tokenizer_;
+    std::optional<chat::Template> template_;
+    std::string template_error_;
+    double load_seconds_ = 0;
+};
+
+struct SamplingParams {
+    float temperature = 0.0f;      // <= 0: greedy
+    int top_k = 40;                // <= 0: off
+    float top_p = 0.95f;           // >= 1: off
+    float min_p = 0.05f;           // <= 0: off
+    float repeat_penalty = 1.0f;   // 1: off; applied to the last repeat_last_n tokens
+    int repeat_last_n = 64;
+    float presence_penalty = 0.0f;
+    float frequency_penalty = 0.0f;
+    uint64_t seed = 0;             // 0: a random seed
+};
+
+enum class ContextFullPolicy {
+    error,  // the turn fails with "context full" (the default: nothing is dropped silently)
+    stop,   // the turn ends early with StopReason::context_full
+};
+
+struct GenerationOptions {
+    int max_tokens = 512;          // < 0: until end of generation or the context is full
+    SamplingParams sampling;
+    std::vector<std::string> stop;  // stop strings (not included in the output)
+    ContextFullPolicy on_context_full = ContextFullPolicy::error;
+    bool ignore_end_of_generation = false;  // keep going past end tokens (benchmarks, tests)
+};
+
+enum class StopReason { end_of_generation, max_tokens, stop_string, cancelled, context_full };
+std::string_view stop_reason_name(StopReason reason);
+
+struct GenerationStats {
+    int64_t prompt_tokens = 0;     // tokens of the prompt
+    int64_t reused_tokens = 0;     // prompt tokens already in the state (prefix reuse)
+    int64_t prefilled_tokens = 0;  // prompt tokens computed this turn
+    int64_t generated_tokens = 0;
+    double prefill_seconds = 0;
+    double decode_seconds = 0;
+    double prefill_tokens_per_second() const { return prefill_seconds > 0 ? prefilled_tokens / prefill_seconds : 0; }
+    double decode_tokens_per_second() const { return decode_seconds > 0 ? generated_tokens / decode_seconds : 0; }
+};
+
+// One piece of streamed output. For chat turns, text is split into reasoning and content.
+struct StreamChunk {
+    std::string content;
+    std::string reasoning;
+    std::vector<chat::ToolCall> tool_calls;
+    int64_t generated_tokens = 0;  // tokens generated so far in this turn
+};
+// Return false to stop generating (same as cancel()).
+using StreamCallback = std::function<bool(const StreamChunk& chunk)>;
+
+struct GenerationResult {
+    std::string content;      // all content text
+    std::string reasoning;    // all reasoning text (chat turns)
+    std::vector<chat::ToolCall> tool_calls;
+    std::vector<int32_t> tokens;  // generated token ids
+    StopReason stop_reason = StopReason::end_of_generation;
+    GenerationStats stats;
+};
+
+struct SessionOptions {
+    int64_t n_ctx = 4096;          // positions; capped at the model's training context
+    KvCacheType kv_type = KvCacheType::f16;
+};
+
+class Session {
+public:
+    explicit Session(std::shared_ptr<const LoadedModel> model, const SessionOptions& options = {});
+    ~Session();
+
+    // Renders the conversation with the chat template, reuses the longest prefix already computed, generates the
+    // assistant's reply. Throws ember::Error on bad input (no template, context full under the error policy).
+    GenerationResult chat(const chat::RenderRequest& conversation, const GenerationOptions& options,
+                          const StreamCallback& on_chunk = {});
+    // Plain continuation of a token prompt (no template).
+    GenerationResult generate(std::span<const int32_t> prompt, const GenerationOptions& options,
+                              const StreamCallback& on_chunk = {});
+    // Runs `tokens` after those the session holds and returns the logits of each ([n_tokens, n_vocab],
+    // row-major). With reset() first, this evaluates a sequence from scratch.
+    std::vector<float> append(std::span<const int32_t> tokens);
+
+    // Thread-safe: the running generation stops before its next token (prefill stops between batches).
+    void cancel();
+    // Forgets the conversation (the next turn prefills from scratch).
+    void reset();
+
+    const std::vector<int32_t>& cached_tokens() const { return cached_; }
+    int64_t n_ctx() const;
+    size_t memory_bytes() const;
+
+private:
+    // Brings the state to `prompt` (reusing the common prefix) and returns the last position's logits.
+    void prefill(std::span<const int32_t> prompt, GenerationStats& stats, std::vector<float>& logits);
+    GenerationResult run(std::span<const int32_t> prompt, const GenerationOptions& options,
+                         const StreamCallback& on_chunk, std::optional<chat::ParserOptions> parser);
+
+    std::shared_ptr<const LoadedModel> model_;
+    std::unique_ptr<SequenceState> state_;
+    std::vector<int32_t> cached_;  // tokens whose results are in state_
+    std::atomic<bool> cancel_{false};
+};
+
+}  // namespace ember

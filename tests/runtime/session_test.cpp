@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+// Sessions on the tiny model fixtures (tests/fixtures/make_model_fixtures.py): prefix reuse, cancellation,
+// context limits, load progress and cancel, loader errors.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "common/fixture_path.h"
+#include "ember/runtime.h"
+
+using namespace ember;
+using ember::test::fixture_path;
+
+namespace {
+
+std::shared_ptr<LoadedModel> load(const char* name, LoadOptions options = {}) {
+    options.threads = 2;
+    return LoadedModel::load(fixture_path("dense") / name, options);
+}
+
+std::string error_of(auto&& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+std::vector<int32_t> ids(std::initializer_list<int32_t> l) { return l; }
+
+}  // namespace
+
+TEST(Session, SecondTurnPrefillsOnlyTheNewTokens) {
+    auto model = load("qwen3-f32.gguf");
+    Session session(model);
+    GenerationOptions none;
+    none.max_tokens = 0;
+    const std::vector<int32_t> first = ids({10, 20, 30, 40, 50, 60, 70, 80});
+    GenerationResult r1 = session.generate(first, none);
+    EXPECT_EQ(r1.stats.prefilled_tokens, 8);
+    EXPECT_EQ(r1.stats.reused_tokens, 0);
+
+    std::vector<int32_t> second = first;
+    second.insert(second.end(), {90, 100, 110});
+    GenerationResult r2 = session.generate(second, none);
+    EXPECT_EQ(r2.stats.reused_tokens, 8);
+    EXPECT_EQ(r2.stats.prefilled_tokens, 3);
+
+    // A prompt that diverges in the middle reuses only the common part.
+    std::vector<int32_t> third = ids({10, 20, 30, 41, 50});
+    GenerationResult r3 = session.generate(third, none);
+    EXPECT_EQ(r3.stats.reused_tokens, 3);
+    EXPECT_EQ(r3.stats.prefilled_tokens, 2);
+}
+
+TEST(Session, ChatFollowUpReusesThePreviousTurn) {
+    auto model = load("llama-f32.gguf");
+    Session session(model);
+    GenerationOptions options;
+    options.max_tokens = 4;
+    options.ignore_end_of_generation = true;
+    chat::RenderRequest conversation;
+    conversation.messages.push_back({{"role", "user"}, {"content", "the theater"}});
+    const GenerationResult first = session.chat(conversation, options);
+    EXPECT_EQ(first.stats.reused_tokens, 0);
+    conversation.messages.push_back({{"role", "assistant"}, {"content", first.content}});
+    conversation.messages.push_back({{"role", "user"}, {"content", "and then"}});
+    const GenerationResult second = session.chat(conversation, options);
+    // Everything up to the first reply is reused.
+    EXPECT_GE(second.stats.reused_tokens, first.stats.prompt_tokens);
+    EXPECT_EQ(second.stats.reused_tokens + second.stats.prefilled_tokens, second.stats.prompt_tokens);
+}
+
+TEST(Session, CancelFromAnotherThreadStopsWithinOneToken) {
+    auto model = load("llama-q8_0.gguf");
+    SessionOptions so;
+    so.n_ctx = 256;
+    Session session(model, so);
+    GenerationOptions options;
+    options.max_tokens = -1;
+    options.ignore_end_of_generation = true;
+    options.on_context_full = ContextFullPolicy::stop;
+    // At the fifth chunk the generating thread waits until another thread has called cancel(); no token may be
+    // generated after that.
+    std::atomic<int> phase{0};
+    std::atomic<bool> done{false};
+    std::thread canceller([&] {
+        while (phase.load() != 1) {
+            if (done.load()) return;
+            std::this_thread::yield();
+        }
+        session.cancel();
+        phase.store(2);
+    });
+    int chunks = 0;
+    int64_t tokens_at_cancel = -1;
+    const GenerationResult r = session.generate(ids({1, 2, 3}), options, [&](const StreamChunk& chunk) {
+        if (++chunks == 5) {
+            tokens_at_cancel = chunk.generated_tokens;
+            phase.store(1);
+            while (phase.load() != 2) std::this_thread::yield();
+        }
+        return true;
+    });
+    done.store(true);
+    canceller.join();
+    ASSERT_GE(chunks, 5);
+    EXPECT_EQ(r.stop_reason, StopReason::cancelled);
+    EXPECT_EQ(r.stats.generated_tokens, tokens_at_cancel);
+}
+
+TEST(Session, CallbackCanStop) {
+    auto model = load("llama-f16.gguf");
+    Session session(model);
+    GenerationOptions options;
+    options.max_tokens = 50;
+    options.ignore_end_of_generation = true;
+    int calls = 0;
+    const GenerationResult r = session.generate(ids({5, 6}), options, [&](const StreamChunk&) { return ++calls < 3; });
+    EXPECT_EQ(r.stop_reason, StopReason::cancelled);
+    EXPECT_EQ(calls, 3);
+}
+
+TEST(Session, ContextLimits) {
+    auto model = load("qwen2-f32.gguf");
+    SessionOptions so;
+    so.n_ctx = 32;
+    Session session(model, so);
+    std::vector<int32_t> long_prompt(40, 7);
+    GenerationOptions options;
+    EXPECT_EQ(error_of([&] { session.generate(long_prompt, options); }),
+              "context full: the prompt has 40 tokens and the context holds 32");
+
+    options.max_tokens = -1;
+    options.ignore_end_of_generation = true;
+    options.on_context_full = ContextFullPolicy::stop;
+    const GenerationResult r = session.generate(ids({1, 2, 3, 4}), options);
+    EXPECT_EQ(r.stop_reason, StopReason::context_full);
+    EXPECT_EQ(static_cast<int64_t>(session.cached_tokens().size()), 31);
+
+    options.on_context_full = ContextFullPolicy::error;
+    EXPECT_NE(error_of([&] { session.generate(ids({9, 9, 9}), options); }).find("context full"), std::string::npos);
+}
+
+TEST(Session, GreedyIsDeterministicAndSeededSamplingRepeats) {
+    auto model = load("qwen3-q8_0.gguf");
+    GenerationOptions options;
+    options.max_tokens = 12;
+    options.ignore_end_of_generation = true;
+    Session a(model), b(model);
+    EXPECT_EQ(a.generate(ids({3, 4, 5}), options).tokens, b.generate(ids({3, 4, 5}), options).tokens);
+    options.sampling.temperature = 1.0f;
+    options.sampling.seed = 1234;
+    a.reset();
+    b.reset();
+    EXPECT_EQ(a.generate(ids({3, 4, 5}), options).tokens, b.generate(ids({3, 4, 5}), options).tokens);
+}
+
+TEST(Session, AppendMatchesOneBatch) {
+    auto model = load("qwen2-q4_0.gguf");
+    Session session(model);
+    const std::vector<int32_t> tokens = ids({11, 22, 33, 44, 55, 66, 77});
+    const std::vector<float> batched = session.append(tokens);
+    session.reset();
+    std::vector<float> stepwise;
+    for (int32_t t : tokens) {
+        const std::vector<float> one = session.append(std::span(&t, 1));
+        stepwise.insert(stepwise.end(), one.begin(), one.end());
+    }
+    ASSERT_EQ(batched.size(), stepwise.size());
+    for (size_t i = 0; i < batched.size(); ++i) EXPECT_NEAR(batched[i], stepwise[i], 1e-3f) << i;
+}
+
+TEST(LoadedModel, ProgressRisesToOneAndCancelStops) {
+    std::vector<double> seen;
+    LoadOptions options;
+    options.progress = [&](double f) {
+        seen.push_back(f);
+        return true;
+    };
+    load("llama-q4_0.gguf", options);
+    ASSERT_FALSE(seen.empty());
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+    EXPECT_DOUBLE_EQ(seen.back(), 1.0);
+
+    int calls = 0;
+    options.progress = [&](double) { return ++calls < 3; };
+    EXPECT_THROW(load("llama-q4_0.gguf", options), LoadCancelled);
+    EXPECT_EQ(calls, 3);
+}
+
+TEST(LoadedModel, BadFilesGiveOneLineErrors) {
+    const std::string bad = (fixture_path("dense") / "bad").string();
+    EXPECT_EQ(error_of([] { load("bad/misshaped_tensor.gguf"); }),
+              bad + "/misshaped_tensor.gguf: tensor 'blk.1.attn_k.weight' has shape [64, 48], expected [64, 32]");
+    EXPECT_EQ(error_of([] { load("bad/missing_tensor.gguf"); }),
+              bad + "/missing_tensor.gguf: missing tensor 'blk.0.ffn_up.weight'");
+    EXPECT_EQ(error_of([] { load("bad/unknown_arch.gguf"); }),
+              bad + "/unknown_arch.gguf: unsupported architecture 'mamba7' (supported: llama, qwen2, qwen3)");
+}
