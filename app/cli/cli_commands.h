@@ -13,5 +13,9 @@ using Args = std::vector<std::string>;
 int run_info(const Args& args);
 int run_tokenize(const Args& args);
 int run_template(const Args& args);
+int run_run(const Args& args);
+int run_chat(const Args& args);
+int run_logits(const Args& args);
+int run_bench(const Args& args);
 
 }  // namespace ember::cli

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_args.h"
 #include "cli_commands.h"
 #include "ember/error.h"
 
@@ -19,6 +20,10 @@ struct Command {
 
 // One line per command, in the order `help` lists them.
 constexpr Command kCommands[] = {
+    {"run", ember::cli::run_run, "run -m FILE -p TEXT    generate a continuation (--chat: an answer) and stream it"},
+    {"chat", ember::cli::run_chat, "chat -m FILE           interactive chat in the terminal (Ctrl-C stops a reply)"},
+    {"bench", ember::cli::run_bench, "bench -m FILE         prefill and decode tokens/s (-p 512 -n 128 -r 3, --json)"},
+    {"logits", ember::cli::run_logits, "logits -m FILE ...    raw float32 logits of every position (--tokens 1,2,3 -o F)"},
     {"info", ember::cli::run_info, "info FILE             what a model file holds (architecture, drafting, vision)"},
     {"tokenize", ember::cli::run_tokenize, "tokenize -m FILE ...  the tokens of a text (--text T | --file F, --json)"},
     {"template", ember::cli::run_template, "template --messages F  render a conversation through a chat template (-m, --template)"},
@@ -50,6 +55,9 @@ int main(int argc, char** argv) {
         if (command != c.name) continue;
         try {
             return c.run(ember::cli::Args(args.begin() + 1, args.end()));
+        } catch (const ember::cli::UsageError& e) {
+            std::cerr << "ember-cli " << c.name << ": " << e.what() << "\n";
+            return 2;
         } catch (const ember::Error& e) {
             std::cerr << e.what() << "\n";
             return 1;

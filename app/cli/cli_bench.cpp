@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// ember-cli bench -m FILE [-p 512] [-n 128] [-r 3] [--json]
+// Prefill of p tokens in batches, then n single-token decode steps, r times; tokens per second of each, the load
+// time and the peak resident memory. The tokens are fixed ids, so the figures do not depend on sampling.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sys/resource.h>
+
+#include "cli_model.h"
+
+namespace ember::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Figure {
+    std::vector<double> runs;
+    double mean() const {
+        double s = 0;
+        for (double r : runs) s += r;
+        return runs.empty() ? 0 : s / static_cast<double>(runs.size());
+    }
+    double stddev() const {
+        if (runs.size() < 2) return 0;
+        const double m = mean();
+        double s = 0;
+        for (double r : runs) s += (r - m) * (r - m);
+        return std::sqrt(s / static_cast<double>(runs.size() - 1));
+    }
+    nlohmann::ordered_json json() const { return {{"mean", mean()}, {"stddev", stddev()}, {"runs", runs}}; }
+};
+
+double peak_rss_mib() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+}  // namespace
+
+int run_bench(const Args& raw) {
+    const ParsedArgs args(raw, join(model_option_specs(), {{"--n-prompt", "-p"},
+                                                            {"--n-gen", "-n"},
+                                                            {"--repetitions", "-r"},
+                                                            {"--json", "", false}}));
+    const int64_t n_prompt = args.get_int("--n-prompt", 512);
+    const int64_t n_gen = args.get_int("--n-gen", 128);
+    const int64_t reps = args.get_int("--repetitions", 3);
+    if (n_prompt < 1 || n_gen < 0 || reps < 1) throw UsageError("-p must be >= 1, -n >= 0, -r >= 1");
+
+    auto loaded = load_model_from_args(args);
+    const Model& model = loaded->model();
+    const int64_t n_vocab = model.info().n_vocab;
+    SessionOptions so = session_options_from_args(args);
+    auto state = model.create_state(n_prompt + n_gen + 1, so.kv_type);
+
+    std::vector<int32_t> prompt(static_cast<size_t>(n_prompt));
+    for (int64_t i = 0; i < n_prompt; ++i) prompt[static_cast<size_t>(i)] = static_cast<int32_t>((i * 7919 + 13) % n_vocab);
+    Figure prefill, decode;
+    std::vector<float> logits;
+    for (int64_t r = 0; r < reps; ++r) {
+        state->truncate(0);
+        auto start = Clock::now();
+        for (int64_t first = 0; first < n_prompt; first += model.max_batch()) {
+            const auto chunk = std::span<const int32_t>(prompt).subspan(
+                static_cast<size_t>(first), static_cast<size_t>(std::min(model.max_batch(), n_prompt - first)));
+            model.forward(*state, {chunk, static_cast<int32_t>(first), false}, logits);
+        }
+        prefill.runs.push_back(n_prompt / std::chrono::duration<double>(Clock::now() - start).count());
+        if (n_gen == 0) continue;
+        start = Clock::now();
+        for (int64_t i = 0; i < n_gen; ++i) {
+            const int32_t next = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+            const int32_t one[1] = {next};
+            model.forward(*state, {one, static_cast<int32_t>(n_prompt + i), false}, logits);
+        }
+        decode.runs.push_back(n_gen / std::chrono::duration<double>(Clock::now() - start).count());
+    }
+
+    if (args.has("--json")) {
+        nlohmann::ordered_json out = {
+            {"model", args.get("--model")},
+            {"architecture", model.info().architecture},
+            {"backend", loaded->backend().name()},
+            {"n_params", model.info().n_params},
+            {"weight_bytes", model.info().weight_bytes},
+            {"n_prompt", n_prompt},
+            {"n_gen", n_gen},
+            {"repetitions", reps},
+            {"load_seconds", loaded->load_seconds()},
+            {"prefill_tokens_per_second", prefill.json()},
+            {"decode_tokens_per_second", decode.json()},
+            {"peak_rss_mib", peak_rss_mib()},
+        };
+        std::cout << out.dump(2) << "\n";
+    } else {
+        std::printf("%s on %s\n", args.get("--model").c_str(), loaded->backend().name().c_str());
+        std::printf("  load      %8.2f s\n", loaded->load_seconds());
+        std::printf("  prefill   %8.1f tok/s  (± %.1f, %lld tokens)\n", prefill.mean(), prefill.stddev(),
+                    static_cast<long long>(n_prompt));
+        std::printf("  decode    %8.1f tok/s  (± %.1f, %lld tokens)\n", decode.mean(), decode.stddev(),
+                    static_cast<long long>(n_gen));
+        std::printf("  peak RSS  %8.1f MiB\n", peak_rss_mib());
+    }
+    return 0;
+}
+
+}  // namespace ember::cli
