@@ -5,6 +5,18 @@ namespace ember {
 
 bool Tensor::contiguous() const { return row_stride == gguf::row_bytes(type, cols); }
 
+Tensor Tensor::column_range(int64_t first, int64_t n) const {
+    const gguf::TypeTraits& t = gguf::traits(type);
+    if (t.block_size != 1) throw Error("column views of block-quantized tensors are not supported");
+    if (first < 0 || n < 0 || first + n > cols)
+        throw Error("columns [" + std::to_string(first) + ", " + std::to_string(first + n) + ") outside " +
+                    std::to_string(cols));
+    Tensor v = *this;
+    v.offset += static_cast<size_t>(first) * t.block_bytes;
+    v.cols = n;
+    return v;
+}
+
 Tensor Tensor::reshaped(int64_t new_cols) const {
     if (!contiguous()) throw Error("reshape of a non-contiguous tensor");
     const int64_t total = rows * cols;

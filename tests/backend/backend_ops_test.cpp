@@ -274,6 +274,177 @@ TEST_P(BackendOps, ConvertBetweenTypes) {
     }
 }
 
+TEST_P(BackendOps, UnaryOps) {
+    const std::vector<float> x = random(3 * 70, 4.0f);
+    for (UnaryOp op : {UnaryOp::silu, UnaryOp::sigmoid, UnaryOp::softplus, UnaryOp::exp}) {
+        const Tensor t = upload_f32(3, 70, x);
+        backend_->unary(op, t, t);
+        reference::Matrix want(x.size());
+        for (size_t i = 0; i < x.size(); ++i) want[i] = reference::unary(op, x[i]);
+        expect_close(download(t), want, 1e-6, "unary");
+    }
+}
+
+TEST_P(BackendOps, MulBroadcastsAColumn) {
+    const std::vector<float> a = random(4 * 10), c = random(4);
+    const Tensor out = output(TensorType::F32, 4, 10);
+    backend_->mul(upload_f32(4, 10, a), upload_f32(4, 1, c), out);
+    reference::Matrix want(a.size());
+    for (size_t i = 0; i < a.size(); ++i) want[i] = double(a[i]) * c[i / 10];
+    expect_close(download(out), want, 1e-7, "mul column");
+}
+
+TEST_P(BackendOps, L2NormPerHeadOnAStridedView) {
+    const std::vector<float> x = random(5 * 96, 2.0f);
+    const Tensor t = upload_f32(5, 96, x);
+    const Tensor view = t.column_range(32, 64);  // two heads of 32 in the middle of each row
+    const Tensor out = output(TensorType::F32, 5, 64);
+    backend_->l2_norm(view, 32, 1e-6f, out);
+    reference::Matrix slice;
+    for (int r = 0; r < 5; ++r) slice.insert(slice.end(), x.begin() + r * 96 + 32, x.begin() + r * 96 + 96);
+    expect_close(download(out), reference::l2_norm(slice, 32, 1e-6), 1e-6, "l2_norm");
+}
+
+TEST_P(BackendOps, GatedRmsNorm) {
+    const std::vector<float> x = random(6 * 32, 2.0f), z = random(6 * 32, 2.0f), w = random(32);
+    const Tensor t = upload_f32(6, 32, x);
+    backend_->rms_norm_gated(t, upload_f32(1, 32, w), upload_f32(6, 32, z), 1e-6f, t);
+    expect_close(download(t), reference::rms_norm_gated(to_double(x), 32, to_double(w), to_double(z), 1e-6), 1e-5,
+                 "gated rms_norm");
+}
+
+TEST_P(BackendOps, CausalConvCarriesItsState) {
+    const int64_t channels = 48, kernel = 4;
+    const std::vector<float> w = random(channels * kernel), a = random(5 * channels), b = random(2 * channels);
+    const Tensor state = upload_f32(kernel - 1, channels, std::vector<float>((kernel - 1) * channels, 0.0f));
+    reference::Matrix ref_state((kernel - 1) * channels, 0.0);
+    const Tensor weight = upload_f32(channels, kernel, w);
+    for (const auto* part : {&a, &b}) {  // a batch of 5, then one of 2 (shorter than the state)
+        const int64_t n = static_cast<int64_t>(part->size()) / channels;
+        const Tensor out = output(TensorType::F32, n, channels);
+        backend_->conv1d_causal(upload_f32(n, channels, *part), weight, state, out);
+        const reference::Matrix want = reference::conv1d_causal(to_double(*part), channels, to_double(w), kernel, ref_state);
+        expect_close(download(out), want, 1e-6, "conv1d");
+        expect_close(download(state), ref_state, 1e-7, "conv1d state");
+    }
+}
+
+TEST_P(BackendOps, DeltaRuleRecurrentChunkedAndSnapshots) {
+    const int hk = 2, hv = 4, dk = 16, dv = 8;
+    const int64_t tokens = 150;  // several chunks and a partial one
+    const std::vector<float> q = random(tokens * hk * dk), v = random(tokens * hv * dv), b0 = random(tokens * hv);
+    std::vector<float> k = random(tokens * hk * dk), g(tokens * hv), beta(tokens * hv);
+    for (int64_t t = 0; t < tokens; ++t)
+        for (int h = 0; h < hk; ++h) {  // unit keys, as after the L2 norm
+            double ss = 0;
+            for (int i = 0; i < dk; ++i) ss += k[t * hk * dk + h * dk + i] * k[t * hk * dk + h * dk + i];
+            for (int i = 0; i < dk; ++i) k[t * hk * dk + h * dk + i] /= static_cast<float>(std::sqrt(ss));
+        }
+    std::uniform_real_distribution<float> decay(-0.3f, 0.0f), unit(0.0f, 1.0f);
+    for (float& x : g) x = decay(rng_);
+    for (float& x : beta) x = unit(rng_);
+    const std::vector<float> s0 = random(hv * dk * dv, 0.3f);
+    reference::Matrix ref_state = to_double(s0);
+    reference::Matrix ref_snaps;
+    const reference::Matrix want = reference::delta_rule(to_double(q), to_double(k), to_double(v), to_double(g),
+                                                         to_double(beta), ref_state, tokens, hk, hv, dk, dv, 0.25,
+                                                         3, &ref_snaps);
+    for (int chunk : {0, 64, 16}) {
+        DeltaRuleArgs a;
+        // q and k as strided column views of one fused row, as the model lays them out.
+        std::vector<float> fused(tokens * 2 * hk * dk);
+        for (int64_t t = 0; t < tokens; ++t) {
+            std::copy(q.begin() + t * hk * dk, q.begin() + (t + 1) * hk * dk, fused.begin() + t * 2 * hk * dk);
+            std::copy(k.begin() + t * hk * dk, k.begin() + (t + 1) * hk * dk, fused.begin() + t * 2 * hk * dk + hk * dk);
+        }
+        const Tensor qk = upload_f32(tokens, 2 * hk * dk, fused);
+        a.q = qk.column_range(0, hk * dk);
+        a.k = qk.column_range(hk * dk, hk * dk);
+        a.v = upload_f32(tokens, hv * dv, v);
+        a.g = upload_f32(tokens, hv, g);
+        a.beta = upload_f32(tokens, hv, beta);
+        a.state = upload_f32(hv, dk * dv, s0);
+        a.out = output(TensorType::F32, tokens, hv * dv);
+        const Tensor snaps = output(TensorType::F32, 3, hv * dk * dv);
+        a.snapshots = &snaps;
+        a.n_k_heads = hk;
+        a.n_v_heads = hv;
+        a.d_k = dk;
+        a.d_v = dv;
+        a.q_scale = 0.25f;
+        a.chunk_size = chunk;
+        backend_->delta_rule(a);
+        const std::string what = "delta_rule chunk " + std::to_string(chunk);
+        expect_close(download(a.out), want, 2e-5, what.c_str());
+        expect_close(download(a.state), ref_state, 2e-5, (what + " state").c_str());
+        expect_close(download(snaps), ref_snaps, 2e-5, (what + " snapshots").c_str());
+    }
+}
+
+TEST_P(BackendOps, MoeRoutingExpertsAndCombine) {
+    const int64_t tokens = 5, experts = 8, cols = 64, rows = 32;
+    const int k = 3;
+    const std::vector<float> logits = random(tokens * experts, 2.0f);
+    const Tensor ids = output(TensorType::I32, tokens, k);
+    const Tensor weights = output(TensorType::F32, tokens, k);
+    backend_->moe_route(upload_f32(tokens, experts, logits), k, ids, weights);
+    std::vector<int32_t> want_ids;
+    reference::Matrix want_w;
+    reference::moe_route(to_double(logits), experts, k, want_ids, want_w);
+    std::vector<int32_t> got_ids(static_cast<size_t>(tokens * k));
+    backend_->read(ids, std::as_writable_bytes(std::span(got_ids)));
+    EXPECT_EQ(got_ids, want_ids);
+    expect_close(download(weights), want_w, 1e-6, "routing weights");
+
+    for (TensorType wt : {TensorType::F32, TensorType::Q8_0, TensorType::Q4_0_ROCMFP4_FAST}) {
+        reference::Matrix w_stored;
+        const Tensor w = upload(wt, experts * rows, cols, random(experts * rows * cols), &w_stored);
+        for (bool per_slot : {false, true}) {
+            const int64_t x_rows = per_slot ? tokens * k : tokens;
+            const std::vector<float> x = random(x_rows * cols);
+            const Tensor y = output(TensorType::F32, tokens * k, rows);
+            backend_->matmul_experts(w, experts, upload_f32(x_rows, cols, x), ids, y);
+            reference::Matrix want(static_cast<size_t>(tokens * k * rows));
+            for (int64_t slot = 0; slot < tokens * k; ++slot) {
+                const int64_t e = want_ids[static_cast<size_t>(slot)], src = per_slot ? slot : slot / k;
+                for (int64_t r = 0; r < rows; ++r) {
+                    double sum = 0;
+                    for (int64_t c = 0; c < cols; ++c) sum += w_stored[(e * rows + r) * cols + c] * x[src * cols + c];
+                    want[slot * rows + r] = sum;
+                }
+            }
+            expect_close(download(y), want, wt == TensorType::F32 ? 1e-5 : 3e-2, std::string(gguf::traits(wt).name).c_str());
+        }
+    }
+    const std::vector<float> y = random(tokens * k * rows);
+    const Tensor out = output(TensorType::F32, tokens, rows);
+    backend_->moe_combine(upload_f32(tokens * k, rows, y), weights, out);
+    reference::Matrix want(static_cast<size_t>(tokens * rows), 0.0);
+    for (int64_t t = 0; t < tokens; ++t)
+        for (int j = 0; j < k; ++j)
+            for (int64_t r = 0; r < rows; ++r) want[t * rows + r] += want_w[t * k + j] * y[(t * k + j) * rows + r];
+    expect_close(download(out), want, 1e-5, "moe_combine");
+}
+
+TEST_P(BackendOps, MultiSectionRope) {
+    const int head_dim = 64;
+    const int64_t rows = 3;
+    RopeParams p;
+    p.mode = RopeMode::multi_interleaved;
+    p.n_rot = 32;
+    p.freq_base = 1e7f;
+    p.sections[0] = 6;
+    p.sections[1] = 5;
+    p.sections[2] = 5;
+    const std::vector<int32_t> positions = {4, 5, 6, 4, 9, 9, 4, 1, 2};  // t..., h..., w...
+    const std::vector<float> x = random(rows * 2 * head_dim);
+    const Tensor t = upload_f32(rows, 2 * head_dim, x);
+    backend_->rope(t, head_dim, positions, p);
+    reference::Matrix want = to_double(x);
+    reference::rope(want, 2 * head_dim, head_dim, positions, p, {});
+    expect_close(download(t), want, 1e-5, "imrope");
+}
+
 TEST_P(BackendOps, ShapeMistakesAreErrors) {
     const Tensor a = upload_f32(2, 32, random(64));
     EXPECT_THROW(backend_->matmul(upload_f32(4, 16, random(64)), a, output(TensorType::F32, 2, 4)), Error);

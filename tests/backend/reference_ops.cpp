@@ -55,11 +55,15 @@ Matrix gated_activation(Activation act, const Matrix& gate, const Matrix& up) {
 void rope(Matrix& x, int64_t cols, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
           std::span<const double> factors) {
     const int half = p.n_rot / 2;
-    for (size_t t = 0; t < positions.size(); ++t)
+    const bool multi = p.mode == RopeMode::multi_interleaved;
+    const size_t rows = multi ? positions.size() / 3 : positions.size();
+    for (size_t t = 0; t < rows; ++t)
         for (int64_t h = 0; h < cols / head_dim; ++h) {
             double* v = x.data() + t * cols + h * head_dim;
             for (int i = 0; i < half; ++i) {
-                double theta = positions[t] * static_cast<double>(p.freq_scale) *
+                size_t axis = 0;
+                if (multi) axis = (i % 3 == 1 && i < 3 * p.sections[1]) ? 1 : (i % 3 == 2 && i < 3 * p.sections[2]) ? 2 : 0;
+                double theta = positions[axis * rows + t] * static_cast<double>(p.freq_scale) *
                                std::pow(static_cast<double>(p.freq_base), -2.0 * i / p.n_rot);
                 if (!factors.empty()) theta /= factors[static_cast<size_t>(i)];
                 const int a = p.mode == RopeMode::normal ? 2 * i : i;
@@ -109,6 +113,96 @@ void softmax(Matrix& x, int64_t cols) {
         double sum = 0;
         for (int64_t c = 0; c < cols; ++c) sum += (x[r * cols + c] = std::exp(x[r * cols + c] - max));
         for (int64_t c = 0; c < cols; ++c) x[r * cols + c] /= sum;
+    }
+}
+
+double unary(UnaryOp op, double x) {
+    switch (op) {
+        case UnaryOp::silu: return x / (1.0 + std::exp(-x));
+        case UnaryOp::sigmoid: return 1.0 / (1.0 + std::exp(-x));
+        case UnaryOp::softplus: return std::log1p(std::exp(x));
+        case UnaryOp::exp: return std::exp(x);
+    }
+    return 0;
+}
+
+Matrix l2_norm(const Matrix& x, int head_dim, double eps) {
+    Matrix out(x.size());
+    for (size_t h = 0; h < x.size(); h += static_cast<size_t>(head_dim)) {
+        double ss = 0;
+        for (int i = 0; i < head_dim; ++i) ss += x[h + i] * x[h + i];
+        const double inv = 1.0 / std::max(std::sqrt(ss), eps);
+        for (int i = 0; i < head_dim; ++i) out[h + i] = x[h + i] * inv;
+    }
+    return out;
+}
+
+Matrix rms_norm_gated(const Matrix& x, int64_t cols, std::span<const double> weight, const Matrix& z, double eps) {
+    Matrix out = rms_norm(x, cols, weight, eps);
+    for (size_t i = 0; i < out.size(); ++i) out[i] *= unary(UnaryOp::silu, z[i]);
+    return out;
+}
+
+Matrix conv1d_causal(const Matrix& x, int64_t channels, const Matrix& weight, int64_t kernel, Matrix& state) {
+    Matrix seq = state;
+    seq.insert(seq.end(), x.begin(), x.end());
+    const int64_t n = static_cast<int64_t>(x.size()) / channels;
+    Matrix out(x.size());
+    for (int64_t t = 0; t < n; ++t)
+        for (int64_t c = 0; c < channels; ++c) {
+            double sum = 0;
+            for (int64_t k = 0; k < kernel; ++k) sum += weight[c * kernel + k] * seq[(t + k) * channels + c];
+            out[t * channels + c] = sum;
+        }
+    state.assign(seq.end() - (kernel - 1) * channels, seq.end());
+    return out;
+}
+
+Matrix delta_rule(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& g, const Matrix& beta,
+                  Matrix& state, int64_t tokens, int hk, int hv, int dk, int dv, double q_scale, int64_t n_snapshots,
+                  Matrix* snapshots) {
+    Matrix out(static_cast<size_t>(tokens) * hv * dv);
+    if (snapshots) snapshots->assign(static_cast<size_t>(n_snapshots) * state.size(), 0.0);
+    for (int64_t t = 0; t < tokens; ++t) {
+        for (int h = 0; h < hv; ++h) {
+            const int kh = h % hk;
+            double* S = state.data() + static_cast<size_t>(h) * dk * dv;
+            const double decay = std::exp(g[t * hv + h]);
+            for (int i = 0; i < dk * dv; ++i) S[i] *= decay;
+            for (int j = 0; j < dv; ++j) {
+                double r = 0;
+                for (int i = 0; i < dk; ++i) r += S[i * dv + j] * k[t * hk * dk + kh * dk + i];
+                const double delta = beta[t * hv + h] * (v[t * hv * dv + h * dv + j] - r);
+                for (int i = 0; i < dk; ++i) S[i * dv + j] += k[t * hk * dk + kh * dk + i] * delta;
+            }
+            for (int j = 0; j < dv; ++j) {
+                double o = 0;
+                for (int i = 0; i < dk; ++i) o += S[i * dv + j] * q[t * hk * dk + kh * dk + i] * q_scale;
+                out[t * hv * dv + h * dv + j] = o;
+            }
+        }
+        const int64_t snap = t - (tokens - n_snapshots);
+        if (snapshots && snap >= 0) std::copy(state.begin(), state.end(), snapshots->begin() + snap * state.size());
+    }
+    return out;
+}
+
+void moe_route(const Matrix& logits, int64_t experts, int k, std::vector<int32_t>& ids, Matrix& weights) {
+    const int64_t tokens = static_cast<int64_t>(logits.size()) / experts;
+    ids.clear();
+    weights.clear();
+    for (int64_t t = 0; t < tokens; ++t) {
+        Matrix p(logits.begin() + t * experts, logits.begin() + (t + 1) * experts);
+        softmax(p, experts);
+        std::vector<int32_t> order(static_cast<size_t>(experts));
+        for (int32_t e = 0; e < experts; ++e) order[static_cast<size_t>(e)] = e;
+        std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return p[a] > p[b]; });
+        double sum = 0;
+        for (int j = 0; j < k; ++j) sum += p[order[j]];
+        for (int j = 0; j < k; ++j) {
+            ids.push_back(order[j]);
+            weights.push_back(p[order[j]] / std::max(sum, 6.1035e-5));
+        }
     }
 }
 

@@ -26,4 +26,16 @@ Matrix attention(const Matrix& q, const Matrix& k_cache, const Matrix& v_cache, 
                  std::span<const int32_t> positions, const AttentionParams& p);
 void softmax(Matrix& x, int64_t cols);
 
+double unary(UnaryOp op, double x);
+Matrix l2_norm(const Matrix& x, int head_dim, double eps);
+Matrix rms_norm_gated(const Matrix& x, int64_t cols, std::span<const double> weight, const Matrix& z, double eps);
+// x [T, C], weight [C, K], state [K-1, C] (updated)
+Matrix conv1d_causal(const Matrix& x, int64_t channels, const Matrix& weight, int64_t kernel, Matrix& state);
+// The recurrent gated delta rule; q, k [T, Hk*dk], v [T, Hv*dv], g/beta [T, Hv], state [Hv*dk*dv] (updated).
+// snapshots (if not null) receives the state after each of the last `n_snapshots` tokens.
+Matrix delta_rule(const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& g, const Matrix& beta,
+                  Matrix& state, int64_t tokens, int hk, int hv, int dk, int dv, double q_scale,
+                  int64_t n_snapshots = 0, Matrix* snapshots = nullptr);
+void moe_route(const Matrix& logits, int64_t experts, int k, std::vector<int32_t>& ids, Matrix& weights);
+
 }  // namespace ember::reference

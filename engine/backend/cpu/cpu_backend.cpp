@@ -63,14 +63,18 @@ void CpuBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, con
             "matmul: shapes [" + std::to_string(w.rows) + "x" + std::to_string(w.cols) + "] x [" +
                 std::to_string(x.rows) + "x" + std::to_string(x.cols) + "] -> [" + std::to_string(out.rows) + "x" +
                 std::to_string(out.cols) + "] do not fit");
-    const cpu::WeightMatrix m{w.type, host_data(w), w.rows, w.cols, w.row_stride};
-    const size_t need = cpu::activation_bytes(w.type, w.cols, x.rows);
-    if (scratch_.size() < need) scratch_.resize(need);
-    if (x.rows == 1)
-        cpu::matvec(isa_, m, host_f32(x), host_f32(out), pool_, scratch_);
-    else
-        cpu::matmul(isa_, m, host_f32(x), x.rows, host_f32(out), pool_, scratch_);
+    matmul_rows({w.type, host_data(w), w.rows, w.cols, w.row_stride}, host_f32(x), x.rows, host_f32(out));
     if (bias) add(out, *bias, out);
+}
+
+void CpuBackend::matmul_rows(const cpu::WeightMatrix& w, const float* x, int64_t n, float* y) {
+    const size_t need = cpu::activation_bytes(w.type, w.cols, n);
+    if (scratch_.size() < need) scratch_.resize(need);
+    if (n == 1)
+        cpu::matvec(isa_, w, x, y, pool_, scratch_);
+    else
+        cpu::matmul(isa_, w, x, n, y, pool_, scratch_);
+    counters_.weight_bytes += static_cast<uint64_t>(w.rows) * w.row_stride;
 }
 
 void CpuBackend::convert(const Tensor& x, const Tensor& out) {

@@ -36,6 +36,17 @@ public:
     void softmax(const Tensor& x) override;
     void convert(const Tensor& x, const Tensor& out) override;
 
+    void unary(UnaryOp op, const Tensor& x, const Tensor& out) override;
+    void l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& out) override;
+    void rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps, const Tensor& out) override;
+    void conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) override;
+    void delta_rule(const DeltaRuleArgs& args) override;
+    void moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) override;
+    void matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
+                        const Tensor& out) override;
+    void moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) override;
+    BackendCounters counters() const override { return counters_; }
+
     cpu::ThreadPool& pool() { return pool_; }
 
 private:
@@ -50,9 +61,17 @@ private:
         pool_.parallel_for(n, fn);
     }
 
+    // y[r, :] = W x[r, :] for contiguous x and y rows (the quantized-activation scratch is shared).
+    void matmul_rows(const cpu::WeightMatrix& w, const float* x, int64_t n, float* y);
+
     cpu::Isa isa_;
     cpu::ThreadPool pool_;
     std::vector<std::byte> scratch_;  // quantized activations; grows to the largest batch, then stays
+    // Expert grouping scratch, reused across calls.
+    std::vector<int64_t> expert_rows_;
+    std::vector<float> gathered_x_;
+    std::vector<float> gathered_y_;
+    BackendCounters counters_;
 };
 
 }  // namespace ember::cpu_backend

@@ -4,22 +4,14 @@
 
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/cpu_checks.h"
+#include "backend/cpu/cpu_math.h"
 #include "backend/cpu/host_buffer.h"
 
 namespace ember::cpu_backend {
 
 namespace {
 
-float* row_of(const Tensor& t, int64_t r) {
-    return reinterpret_cast<float*>(host_data(t) + static_cast<size_t>(r) * t.row_stride);
-}
-
-float silu(float x) { return x / (1.0f + std::exp(-x)); }
-
-float gelu_tanh(float x) {
-    constexpr float sqrt_2_over_pi = 0.7978845608028654f;
-    return 0.5f * x * (1.0f + std::tanh(sqrt_2_over_pi * (x + 0.044715f * x * x * x)));
-}
+float* row_of(const Tensor& t, int64_t r) { return host_row(t, r); }
 
 }  // namespace
 
@@ -60,13 +52,17 @@ void CpuBackend::mul(const Tensor& a, const Tensor& b, const Tensor& out) {
     require_f32(a, "mul input");
     require_f32(b, "mul input");
     require_same_shape(a, out, "mul");
-    require(b.cols == a.cols && (b.rows == a.rows || b.rows == 1), "mul: operand shapes differ");
+    const bool column = b.cols == 1 && b.rows == a.rows && a.cols != 1;
+    require(column || (b.cols == a.cols && (b.rows == a.rows || b.rows == 1)), "mul: operand shapes differ");
     for_rows(a.rows, a.cols, [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
             const float* pa = row_of(a, r);
             const float* pb = row_of(b, b.rows == 1 ? 0 : r);
             float* po = row_of(out, r);
-            for (int64_t i = 0; i < a.cols; ++i) po[i] = pa[i] * pb[i];
+            if (column)
+                for (int64_t i = 0; i < a.cols; ++i) po[i] = pa[i] * pb[0];
+            else
+                for (int64_t i = 0; i < a.cols; ++i) po[i] = pa[i] * pb[i];
         }
     });
 }

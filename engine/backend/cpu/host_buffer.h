@@ -37,5 +37,9 @@ private:
 // Host pointer of a tensor's first row.
 inline std::byte* host_data(const Tensor& t) { return t.buffer->host() + t.offset; }
 inline float* host_f32(const Tensor& t) { return reinterpret_cast<float*>(host_data(t)); }
+// Row r of an F32 tensor (strided views included).
+inline float* host_row(const Tensor& t, int64_t r) {
+    return reinterpret_cast<float*>(host_data(t) + static_cast<size_t>(r) * t.row_stride);
+}
 
 }  // namespace ember::cpu_backend

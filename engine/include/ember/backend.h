@@ -42,19 +42,25 @@ struct Tensor {
         t.rows = n;
         return t;
     }
+    // Columns [first, first + n) of every row (a strided view; element types with one element per block only).
+    Tensor column_range(int64_t first, int64_t n) const;
     // The same bytes seen as rows of `new_cols` elements (contiguous tensors only).
     Tensor reshaped(int64_t new_cols) const;
     size_t bytes() const { return static_cast<size_t>(rows) * row_stride; }
     bool contiguous() const;
 };
 
-enum class RopeMode { normal, neox };
+// normal: pairs (2i, 2i+1). neox: pairs (i, i + n_rot/2). multi_interleaved (Qwen3-VL's IMRoPE): NeoX pairs whose
+// position comes from one of the axes t, h, w: pair j uses h if j % 3 == 1 and j < 3 * sections[1], w if
+// j % 3 == 2 and j < 3 * sections[2], else t; positions then hold 3 values per row, axis-major ([t...][h...][w...]).
+enum class RopeMode { normal, neox, multi_interleaved };
 
 struct RopeParams {
     RopeMode mode = RopeMode::normal;
     int n_rot = 0;            // rotated dimensions per head (<= head_dim; partial RoPE rotates the first n_rot)
     float freq_base = 10000.0f;
     float freq_scale = 1.0f;  // linear position scaling
+    int sections[4] = {0, 0, 0, 0};  // multi_interleaved only
 };
 
 struct AttentionParams {
@@ -65,6 +71,32 @@ struct AttentionParams {
 };
 
 enum class Activation { silu, gelu };
+enum class UnaryOp { silu, sigmoid, softplus, exp };
+
+// The gated delta rule over the tokens of a batch (Gated DeltaNet, ../specs/qwen35moe.md §5.4). Per value head p
+// (which reads q/k head p % n_k_heads) with state S [d_k][d_v] (F32, row-major, heads one after another):
+//   S = exp(g_t) S;  S += k_t (beta_t (v_t - S^T k_t))^T;  o_t = S^T (q_scale q_t)
+// chunk_size 0 runs token by token (the decode and verify form); a positive size uses the chunked form, which
+// gives the same result to rounding. With snapshots (rows = K), the state after each of the batch's last K tokens
+// is also written, row j for token T - K + j.
+struct DeltaRuleArgs {
+    Tensor q, k;        // [T, n_k_heads * d_k] (may be strided column views)
+    Tensor v;           // [T, n_v_heads * d_v]
+    Tensor g;           // [T, n_v_heads] log decay (<= 0)
+    Tensor beta;        // [T, n_v_heads]
+    Tensor state;       // [n_v_heads, d_k * d_v], updated in place
+    Tensor out;         // [T, n_v_heads * d_v]
+    const Tensor* snapshots = nullptr;  // [K, n_v_heads * d_k * d_v]
+    int n_k_heads = 0, n_v_heads = 0, d_k = 0, d_v = 0;
+    float q_scale = 1.0f;
+    int chunk_size = 0;
+};
+
+// Weight bytes the backend's matrix products have read (for tests that prove what a step touches).
+struct BackendCounters {
+    uint64_t weight_bytes = 0;         // all matmul and expert weights
+    uint64_t expert_weight_bytes = 0;  // matmul_experts only
+};
 
 class Backend {
 public:
@@ -89,7 +121,8 @@ public:
     virtual void rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) = 0;
     // out = a + b; b may have one row (broadcast over a's rows). out may alias a.
     virtual void add(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
-    // out = a * b elementwise; b may have one row. out may alias a.
+    // out = a * b elementwise; b may have one row (broadcast over rows) or one column (row r scaled by b[r, 0]).
+    // out may alias a.
     virtual void mul(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
     virtual void scale(const Tensor& x, float s, const Tensor& out) = 0;
     // out = act(gate) * up. out may alias gate.
@@ -107,6 +140,30 @@ public:
                            std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) = 0;
     // In place softmax of each row.
     virtual void softmax(const Tensor& x) = 0;
+
+    // --- operations of hybrid and mixture-of-experts models ----------------------------------------------------
+    virtual void unary(UnaryOp op, const Tensor& x, const Tensor& out) = 0;  // elementwise; out may alias x
+    // Each run of head_dim elements of each row divided by max(its L2 norm, eps). out may alias x.
+    virtual void l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& out) = 0;
+    // out = rms_norm(x) * weight * silu(z), row by row (weight has x.cols elements). out may alias x.
+    virtual void rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps,
+                                const Tensor& out) = 0;
+    // Causal depthwise convolution over time: out[t, c] = sum_k weight[c, k] * in[t - K + 1 + k, c], where the
+    // K - 1 inputs before the batch come from state ([K - 1, C], oldest first, F32), which then holds the last
+    // K - 1 inputs. weight: [C rows, K cols].
+    virtual void conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) = 0;
+    virtual void delta_rule(const DeltaRuleArgs& args) = 0;
+    // Per row of logits [T, E]: softmax over all E, the k most probable experts (ties to the lower index), their
+    // probabilities renormalized to sum 1 (the sum clamped at >= 6.1035e-5). ids: I32 [T, k]; weights: F32 [T, k].
+    virtual void moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) = 0;
+    // w holds n_experts matrices of w.rows / n_experts rows each. For token t and slot j:
+    //   out[t * k + j, :] = W_{ids[t, j]} · x[r, :], with r = t when x has T rows, r = t * k + j when it has T * k.
+    virtual void matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
+                                const Tensor& out) = 0;
+    // out[t, :] = sum_j weights[t, j] * y[t * k + j, :]
+    virtual void moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) = 0;
+
+    virtual BackendCounters counters() const { return {}; }
     // out (F32/F16/BF16/Q8_0 rows) = x converted.
     virtual void convert(const Tensor& x, const Tensor& out) = 0;
 };
