@@ -21,6 +21,12 @@ apt_packages=(
   nlohmann-json3-dev libpcre2-dev libicu-dev libstb-dev
   python3 python3-venv
   qt6-base-dev
+  # The desktop app (Qt Quick, Controls, SQLite, SVG icons) and its Qt Quick Tests.
+  qt6-declarative-dev qt6-declarative-dev-tools libqt6sql6-sqlite libqt6svg6
+  qml6-module-qtqml qml6-module-qtqml-models qml6-module-qtqml-workerscript qml6-module-qtquick
+  qml6-module-qtquick-controls qml6-module-qtquick-templates qml6-module-qtquick-layouts
+  qml6-module-qtquick-window qml6-module-qtquick-dialogs qml6-module-qt-labs-folderlistmodel
+  qml6-module-qt-labs-qmlmodels qml6-module-qttest
 )
 
 log() { printf '\033[1m[ember]\033[0m %s\n' "$*" >&2; }
