@@ -57,7 +57,10 @@ int run_bench(const Args& raw) {
     const Model& model = loaded->model();
     const int64_t n_vocab = model.info().n_vocab;
     SessionOptions so = session_options_from_args(args);
-    auto state = model.create_state(n_prompt + n_gen + 1, so.kv_type);
+    StateOptions state_options;
+    state_options.n_ctx = n_prompt + n_gen + 1;
+    state_options.kv_type = so.kv_type;
+    auto state = model.create_state(state_options);
 
     std::vector<int32_t> prompt(static_cast<size_t>(n_prompt));
     for (int64_t i = 0; i < n_prompt; ++i) prompt[static_cast<size_t>(i)] = static_cast<int32_t>((i * 7919 + 13) % n_vocab);

@@ -42,9 +42,10 @@ public:
     size_t memory_bytes() const override {
         return cache_.bytes() + arena_.bytes() + (logits_buffer_ ? logits_buffer_->size() : 0);
     }
-    bool truncate(int64_t n) override {
+    int64_t position() const override { return n_past; }
+    int64_t truncate(int64_t n) override {
         n_past = std::min(n_past, std::max<int64_t>(n, 0));
-        return true;
+        return n_past;
     }
 
     // Room for `rows` rows of logits (grown on demand: all-position logits are rare).
@@ -130,9 +131,9 @@ LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, con
     weight_buffers_ = w.take_buffers();
 }
 
-std::unique_ptr<SequenceState> LlamaFamilyModel::create_state(int64_t n_ctx, KvCacheType kv_type) const {
-    if (n_ctx <= 0) throw Error("context size must be positive");
-    return std::make_unique<LlamaState>(backend_, hp_, n_ctx, kv_type, max_batch());
+std::unique_ptr<SequenceState> LlamaFamilyModel::create_state(const StateOptions& options) const {
+    if (options.n_ctx <= 0) throw Error("context size must be positive");
+    return std::make_unique<LlamaState>(backend_, hp_, options.n_ctx, options.kv_type, max_batch());
 }
 
 void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& request, std::vector<float>& logits) const {
@@ -189,6 +190,10 @@ void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& reques
     const Tensor last = x.row_range(n - n_out, n_out);
     const Tensor normed = h.row_range(0, n_out);
     be.rms_norm(last, output_norm_, eps, normed);
+    if (request.hidden) {
+        request.hidden->resize(static_cast<size_t>(n_out * hp_.n_embd));
+        be.read(normed, std::as_writable_bytes(std::span(*request.hidden)));
+    }
     const Tensor out = st.logits(n_out);
     be.matmul(output_, normed, out);
     logits.resize(static_cast<size_t>(n_out * hp_.n_vocab));

@@ -33,7 +33,7 @@ public:
     LlamaFamilyModel(const gguf::File& file, Backend& backend, const LoadProgress& progress);
 
     const ModelInfo& info() const override { return info_; }
-    std::unique_ptr<SequenceState> create_state(int64_t n_ctx, KvCacheType kv_type) const override;
+    std::unique_ptr<SequenceState> create_state(const StateOptions& options) const override;
     int64_t max_batch() const override { return 512; }
     void forward(SequenceState& state, const ForwardRequest& request, std::vector<float>& logits) const override;
 

@@ -13,7 +13,7 @@ class TensorArena {
 public:
     // Reserves room for a tensor; returns its index for get().
     size_t plan(gguf::TensorType type, int64_t rows, int64_t cols) {
-        constexpr size_t alignment = 64;
+        constexpr size_t alignment = 64;  // a multiple of every element size, so whole() stays exact
         offset_ = (offset_ + alignment - 1) / alignment * alignment;
         planned_.push_back({type, rows, cols, offset_});
         offset_ += gguf::row_bytes(type, cols) * static_cast<size_t>(rows);
@@ -25,6 +25,8 @@ public:
         return make_tensor(*buffer_, p.type, p.rows, p.cols, p.offset);
     }
     size_t bytes() const { return offset_; }
+    // The whole arena as one row of F32 values (for copying every tensor at once; F32 arenas only).
+    Tensor whole() const { return make_tensor(*buffer_, gguf::TensorType::F32, 1, static_cast<int64_t>(offset_ / 4)); }
 
 private:
     struct Planned {

@@ -12,6 +12,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Prefill positions between the recurrent-state checkpoints taken along a long prompt.
+constexpr size_t kCheckpointInterval = 2048;
+
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
@@ -66,7 +69,10 @@ private:
 
 Session::Session(std::shared_ptr<const LoadedModel> model, const SessionOptions& options) : model_(std::move(model)) {
     const int64_t n_ctx = std::clamp<int64_t>(options.n_ctx, 16, model_->info().n_ctx_train);
-    state_ = model_->model().create_state(n_ctx, options.kv_type);
+    StateOptions so;
+    so.n_ctx = n_ctx;
+    so.kv_type = options.kv_type;
+    state_ = model_->model().create_state(so);
 }
 
 Session::~Session() = default;
@@ -86,11 +92,8 @@ void Session::prefill(std::span<const int32_t> prompt, GenerationStats& stats, s
         throw Error("context full: the prompt has " + std::to_string(prompt.size()) +
                     " tokens and the context holds " + std::to_string(n_ctx()));
     // Reuse what the state already holds; at least the last prompt token is recomputed for its logits.
-    size_t reuse = std::min(common_prefix(cached_, prompt), prompt.size() - 1);
-    if (!state_->truncate(static_cast<int64_t>(reuse))) {
-        state_->truncate(0);
-        reuse = 0;
-    }
+    const size_t wanted = std::min(common_prefix(cached_, prompt), prompt.size() - 1);
+    const size_t reuse = static_cast<size_t>(state_->truncate(static_cast<int64_t>(wanted)));
     cached_.resize(reuse);
     stats.prompt_tokens = static_cast<int64_t>(prompt.size());
     stats.reused_tokens = static_cast<int64_t>(reuse);
@@ -103,7 +106,11 @@ void Session::prefill(std::span<const int32_t> prompt, GenerationStats& stats, s
         model_->model().forward(*state_, {chunk, static_cast<int32_t>(first), false}, logits);
         cached_.insert(cached_.end(), chunk.begin(), chunk.end());
         stats.prefilled_tokens += static_cast<int64_t>(chunk.size());
+        // Recurrent models keep sparse checkpoints along long prompts, and one where the prompt ends (the next
+        // turn of a chat shares at least that much).
+        if (cached_.size() < prompt.size() && cached_.size() % kCheckpointInterval < chunk.size()) state_->checkpoint();
     }
+    if (cached_.size() == prompt.size()) state_->checkpoint();
     stats.prefill_seconds = seconds_since(start);
 }
 

@@ -198,5 +198,5 @@ TEST(LoadedModel, BadFilesGiveOneLineErrors) {
     EXPECT_EQ(error_of([] { load("bad/missing_tensor.gguf"); }),
               bad + "/missing_tensor.gguf: missing tensor 'blk.0.ffn_up.weight'");
     EXPECT_EQ(error_of([] { load("bad/unknown_arch.gguf"); }),
-              bad + "/unknown_arch.gguf: unsupported architecture 'mamba7' (supported: llama, qwen2, qwen3)");
+              bad + "/unknown_arch.gguf: unsupported architecture 'mamba7' (supported: llama, qwen2, qwen3, qwen35moe)");
 }

@@ -79,6 +79,17 @@ void CpuBackend::matmul_rows(const cpu::WeightMatrix& w, const float* x, int64_t
 
 void CpuBackend::convert(const Tensor& x, const Tensor& out) {
     require(x.rows == out.rows && x.cols == out.cols, "convert: shape mismatch");
+    if (x.type == out.type) {  // a copy (snapshots, checkpoints)
+        const size_t bytes = gguf::row_bytes(x.type, x.cols);
+        if (x.contiguous() && out.contiguous()) {
+            std::memcpy(host_data(out), host_data(x), bytes * static_cast<size_t>(x.rows));
+            return;
+        }
+        for (int64_t r = 0; r < x.rows; ++r)
+            std::memcpy(host_data(out) + static_cast<size_t>(r) * out.row_stride,
+                        host_data(x) + static_cast<size_t>(r) * x.row_stride, bytes);
+        return;
+    }
     std::vector<float> row(static_cast<size_t>(x.cols));
     for (int64_t r = 0; r < x.rows; ++r) {
         const std::byte* src = host_data(x) + static_cast<size_t>(r) * x.row_stride;

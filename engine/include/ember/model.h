@@ -29,37 +29,74 @@ struct ModelInfo {
     int64_t head_dim = 0;
     uint64_t n_params = 0;
     uint64_t weight_bytes = 0;
+    bool recurrent = false;     // has layers whose state is not a KV cache (rolls back through snapshots)
 };
 
 enum class KvCacheType { f16, q8_0, f32 };
+
+struct StateOptions {
+    int64_t n_ctx = 4096;
+    KvCacheType kv_type = KvCacheType::f16;
+    // Recurrent models: how many of a batch's last tokens may be rolled back (speculative verification).
+    int64_t max_rollback = 0;
+    // Recurrent models: full-state checkpoints kept for prompt reuse (the most recent ones).
+    int max_checkpoints = 4;
+};
 
 // Per-conversation state of a model (KV caches, recurrent state, scratch activations).
 class SequenceState {
 public:
     virtual ~SequenceState() = default;
     virtual int64_t capacity() const = 0;     // positions it can hold
-    virtual size_t memory_bytes() const = 0;  // device memory it holds
-    // Forgets positions >= n. Returns false where the state cannot be cut there (the caller starts over).
-    virtual bool truncate(int64_t n) = 0;
+    virtual int64_t position() const = 0;     // positions it holds now
+    virtual size_t memory_bytes() const = 0;  // device memory it holds, snapshots and checkpoints included
+    // Forgets positions >= n and returns how many positions it keeps: n where that is possible, otherwise the
+    // nearest smaller position it can restore (a recurrent state rolls back only to kept snapshots, checkpoints
+    // or 0); the caller recomputes the rest.
+    virtual int64_t truncate(int64_t n) = 0;
+    // Keeps a copy of the current state so that a later truncate() can come back to this position. Cheap no-op
+    // for models whose state is only a KV cache.
+    virtual void checkpoint() {}
 };
 
 struct ForwardRequest {
     std::span<const int32_t> tokens;
     int32_t first_position = 0;  // tokens[i] sits at first_position + i
     bool all_logits = false;     // logits of every token; otherwise of the last one only
+    // Keep the state after each of the last `rollback` tokens, so truncate() can return to any of them. Such tokens
+    // are also computed exactly as single-token decoding computes them (the recurrent form), so verifying drafted
+    // tokens in one batch gives the logits plain decoding would. At most StateOptions::max_rollback.
+    int64_t rollback = 0;
+    // Receives the hidden states after the final norm for the rows whose logits are returned ([n_out, n_embd]).
+    std::vector<float>* hidden = nullptr;
+};
+
+// A model's own multi-token-prediction head (e.g. Qwen3.6's MTP block): predicts the token after next from a
+// token and the trunk's hidden state at the position before it.
+class MtpHead {
+public:
+    virtual ~MtpHead() = default;
+    virtual std::unique_ptr<SequenceState> create_state(const StateOptions& options) const = 0;
+    // Rows i: (tokens[i] at first_position + i, hiddens[i] = the trunk's hidden after the final norm at the
+    // position before). Writes logits [n, n_vocab] and the head's own normed outputs [n, n_embd], which serve as
+    // the hidden input of the next drafting step.
+    virtual void forward(SequenceState& state, std::span<const int32_t> tokens, std::span<const float> hiddens,
+                         int32_t first_position, std::vector<float>& logits, std::vector<float>& hidden) const = 0;
 };
 
 class Model {
 public:
     virtual ~Model() = default;
     virtual const ModelInfo& info() const = 0;
-    virtual std::unique_ptr<SequenceState> create_state(int64_t n_ctx, KvCacheType kv_type) const = 0;
+    virtual std::unique_ptr<SequenceState> create_state(const StateOptions& options) const = 0;
     // The most tokens one forward() call takes; the runtime splits longer prompts.
     virtual int64_t max_batch() const = 0;
     // Runs tokens through the model, extending the state, and writes the requested logits row by row
     // ([n_out, n_vocab]) into `logits`. Throws ember::Error on bad input (token outside the vocabulary,
     // positions beyond the state's capacity).
     virtual void forward(SequenceState& state, const ForwardRequest& request, std::vector<float>& logits) const = 0;
+    // The model's MTP head, when the file has one.
+    virtual const MtpHead* mtp() const { return nullptr; }
 };
 
 class LoadCancelled : public Error {

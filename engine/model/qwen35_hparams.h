@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// Hyperparameters of `qwen35moe` (../specs/qwen35moe.md §2): the trunk's layer pattern, gated attention, Gated
+// DeltaNet and mixture-of-experts sizes, and the MTP blocks after the trunk.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ember/gguf.h"
+
+namespace ember::model {
+
+struct Qwen35HParams {
+    int64_t n_vocab = 0;
+    int64_t n_ctx_train = 0;
+    int64_t n_embd = 0;
+    int64_t block_count = 0;
+    int64_t n_nextn = 0;  // MTP blocks after the trunk
+    int64_t n_layer = 0;  // trunk layers = block_count - n_nextn
+    std::vector<bool> recurrent;  // per block: Gated DeltaNet (true) or gated full attention
+    // gated attention
+    int64_t n_head = 0;
+    int64_t n_head_kv = 0;
+    int64_t head_dim = 0;
+    int n_rot = 0;
+    int sections[4] = {0, 0, 0, 0};
+    float rope_base = 1e7f;
+    float eps = 1e-6f;
+    // Gated DeltaNet
+    int64_t conv_kernel = 0;
+    int64_t d_k = 0;  // ssm.state_size
+    int64_t h_k = 0;  // ssm.group_count
+    int64_t h_v = 0;  // ssm.time_step_rank
+    int64_t d_v = 0;
+    int64_t value_dim = 0;  // ssm.inner_size = h_v * d_v
+    int64_t key_dim() const { return h_k * d_k; }
+    int64_t conv_dim() const { return 2 * key_dim() + value_dim; }
+    // mixture of experts
+    int64_t n_expert = 0;
+    int64_t n_expert_used = 0;
+    int64_t n_ff_exp = 0;
+    int64_t n_ff_shexp = 0;
+};
+
+// Throws ember::Error naming the file and key for a missing or inconsistent value.
+Qwen35HParams read_qwen35_hparams(const gguf::File& file);
+
+}  // namespace ember::model

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+#include "model/qwen35moe.h"
+
+#include <cmath>
+
+#include "model/weight_binder.h"
+
+namespace ember::model {
+
+Qwen35MoeModel::Qwen35MoeModel(const gguf::File& file, Backend& backend, const LoadProgress& progress)
+    : backend_(backend), hp_(read_qwen35_hparams(file)) {
+    const gguf::TensorInfo* embd = file.find_tensor("token_embd.weight");
+    if (!embd) throw Error(file.name() + ": missing tensor 'token_embd.weight'");
+    hp_.n_vocab = embd->shape[1];
+    WeightBinder binder(file, backend, progress);
+    w_ = bind_qwen35_weights(hp_, binder);
+    for (const Qwen35Layer& l : w_.layers) (l.recurrent ? n_recurrent_ : n_attention_) += 1;
+    if (w_.mtp) mtp_.emplace(*this);
+
+    info_.architecture = "qwen35moe";
+    info_.name = std::string(file.get_string("general.name", ""));
+    info_.n_vocab = hp_.n_vocab;
+    info_.n_ctx_train = hp_.n_ctx_train;
+    info_.n_embd = hp_.n_embd;
+    info_.n_layer = hp_.n_layer;
+    info_.n_head = hp_.n_head;
+    info_.n_head_kv = hp_.n_head_kv;
+    info_.head_dim = hp_.head_dim;
+    info_.n_params = binder.bound_elements();
+    info_.weight_bytes = binder.bound_bytes();
+    info_.recurrent = true;
+    weight_buffers_ = binder.take_buffers();
+}
+
+std::unique_ptr<SequenceState> Qwen35MoeModel::create_state(const StateOptions& options) const {
+    if (options.n_ctx <= 0) throw Error("context size must be positive");
+    return std::make_unique<Qwen35State>(backend_, hp_, options, n_attention_, n_recurrent_, max_batch(), false);
+}
+
+void Qwen35MoeModel::gated_attention(Qwen35State& st, const Qwen35Layer& l, const Tensor& h, int64_t n,
+                                     const Tensor& out) const {
+    Backend& be = backend_;
+    const GatedAttentionWeights& a = l.attn;
+    const int64_t hd = hp_.head_dim;
+    Qwen35Activations& act = st.act;
+    const Tensor p = act.attn_p.row_range(0, n), q = act.q.row_range(0, n), gate = act.gate.row_range(0, n),
+                 k = act.k.row_range(0, n), v = act.v.row_range(0, n), o = act.attn.row_range(0, n);
+    // Per head, the projection holds q then its gate (qwen35moe.md §5.2): split while normalizing.
+    be.matmul(a.wq, h, p);
+    const Tensor heads = p.reshaped(2 * hd);
+    be.rms_norm(heads.column_range(0, hd), a.q_norm, hp_.eps, q.reshaped(hd));
+    be.unary(UnaryOp::sigmoid, heads.column_range(hd, hd), gate.reshaped(hd));
+    be.matmul(a.wk, h, k);
+    be.matmul(a.wv, h, v);
+    be.rms_norm(k.reshaped(hd), a.k_norm, hp_.eps, k.reshaped(hd));
+    // Text positions make the interleaved multi-section RoPE plain partial NeoX RoPE (§5.3).
+    RopeParams rope;
+    rope.mode = RopeMode::neox;
+    rope.n_rot = hp_.n_rot;
+    rope.freq_base = hp_.rope_base;
+    be.rope(q, static_cast<int>(hd), st.positions, rope);
+    be.rope(k, static_cast<int>(hd), st.positions, rope);
+    const size_t cache = static_cast<size_t>(l.cache_index);
+    be.store_kv(k, v, st.kv().k(cache), st.kv().v(cache), st.slots);
+    const AttentionParams ap{static_cast<int>(hp_.n_head), static_cast<int>(hp_.n_head_kv), static_cast<int>(hd),
+                             1.0f / std::sqrt(static_cast<float>(hd))};
+    be.attention(q, st.kv().k(cache), st.kv().v(cache), st.slots.back() + 1, st.slots, ap, o);
+    be.mul(o, gate, o);
+    be.matmul(a.wo, o, out);
+}
+
+void Qwen35MoeModel::gated_deltanet(Qwen35State& st, const Qwen35Layer& l, const Tensor& h, int64_t n,
+                                    bool recurrent_form, const Tensor& out) const {
+    Backend& be = backend_;
+    const DeltaNetWeights& d = l.deltanet;
+    Qwen35Activations& act = st.act;
+    const int64_t kd = hp_.key_dim();
+    const Tensor mix = act.mix.row_range(0, n), conv = act.conv.row_range(0, n), z = act.z.row_range(0, n),
+                 o = act.o.row_range(0, n), beta = act.beta.row_range(0, n), g = act.g.row_range(0, n);
+    be.matmul(d.wqkv, h, mix);
+    be.matmul(d.wgate, h, z);
+    be.matmul(d.wbeta, h, beta);
+    be.unary(UnaryOp::sigmoid, beta, beta);
+    // g = ssm_a * softplus(alpha + dt_bias) <= 0 (§5.4 step 5)
+    be.matmul(d.walpha, h, g);
+    be.add(g, d.dt_bias, g);
+    be.unary(UnaryOp::softplus, g, g);
+    be.mul(g, d.a, g);
+    st.save_conv_before(l.cache_index);
+    be.conv1d_causal(mix, d.conv, st.conv_state(l.cache_index), conv);
+    st.record_conv_snapshots(l.cache_index, mix, n);
+    be.unary(UnaryOp::silu, conv, conv);
+    const Tensor q = conv.column_range(0, kd), k = conv.column_range(kd, kd),
+                 v = conv.column_range(2 * kd, hp_.value_dim);
+    be.l2_norm(q, static_cast<int>(hp_.d_k), hp_.eps, q);
+    be.l2_norm(k, static_cast<int>(hp_.d_k), hp_.eps, k);
+    DeltaRuleArgs args;
+    args.q = q;
+    args.k = k;
+    args.v = v;
+    args.g = g;
+    args.beta = beta;
+    args.state = st.delta_state(l.cache_index);
+    args.out = o;
+    const std::optional<Tensor> snapshots = st.delta_snapshots(l.cache_index);
+    args.snapshots = snapshots ? &*snapshots : nullptr;
+    args.n_k_heads = static_cast<int>(hp_.h_k);
+    args.n_v_heads = static_cast<int>(hp_.h_v);
+    args.d_k = static_cast<int>(hp_.d_k);
+    args.d_v = static_cast<int>(hp_.d_v);
+    args.q_scale = 1.0f / std::sqrt(static_cast<float>(hp_.d_k));
+    args.chunk_size = recurrent_form ? 0 : 64;
+    be.delta_rule(args);
+    be.rms_norm_gated(o.reshaped(hp_.d_v), d.norm, z.reshaped(hp_.d_v), hp_.eps, o.reshaped(hp_.d_v));
+    be.matmul(d.wout, o, out);
+}
+
+void Qwen35MoeModel::moe(Qwen35State& st, const MoeWeights& m, const Tensor& h, int64_t n, const Tensor& out) const {
+    Backend& be = backend_;
+    Qwen35Activations& act = st.act;
+    const int64_t used = hp_.n_expert_used;
+    const Tensor router = act.router.row_range(0, n), ids = act.expert_ids.row_range(0, n),
+                 weights = act.expert_weights.row_range(0, n), eg = act.exp_gate.row_range(0, n * used),
+                 eu = act.exp_up.row_range(0, n * used), ed = act.exp_down.row_range(0, n * used),
+                 scale = act.shared_scale.row_range(0, n), sg = act.sh_gate.row_range(0, n),
+                 su = act.sh_up.row_range(0, n), shared = act.sh_out.row_range(0, n);
+    be.matmul(m.router, h, router);
+    be.moe_route(router, static_cast<int>(used), ids, weights);
+    be.matmul_experts(m.gate_exps, hp_.n_expert, h, ids, eg);
+    be.matmul_experts(m.up_exps, hp_.n_expert, h, ids, eu);
+    be.gated_activation(Activation::silu, eg, eu, eg);
+    be.matmul_experts(m.down_exps, hp_.n_expert, eg, ids, ed);
+    be.moe_combine(ed, weights, out);
+    // The shared expert, scaled by a per-token sigmoid gate (§5.5 step 5).
+    be.matmul(m.shared_gate, h, scale);
+    be.unary(UnaryOp::sigmoid, scale, scale);
+    be.matmul(m.gate_shexp, h, sg);
+    be.matmul(m.up_shexp, h, su);
+    be.gated_activation(Activation::silu, sg, su, sg);
+    be.matmul(m.down_shexp, sg, shared);
+    be.mul(shared, scale, shared);
+    be.add(out, shared, out);
+}
+
+void Qwen35MoeModel::output(Qwen35State& st, const Tensor& x, int64_t n_out, const Tensor& norm, const Tensor& head,
+                            std::vector<float>& logits, std::vector<float>* hidden) const {
+    Backend& be = backend_;
+    const Tensor last = x.row_range(x.rows - n_out, n_out);
+    const Tensor normed = st.act.h.row_range(0, n_out);
+    be.rms_norm(last, norm, hp_.eps, normed);
+    if (hidden) {
+        hidden->resize(static_cast<size_t>(n_out * hp_.n_embd));
+        be.read(normed, std::as_writable_bytes(std::span(*hidden)));
+    }
+    const Tensor out = st.logits(n_out);
+    be.matmul(head, normed, out);
+    logits.resize(static_cast<size_t>(n_out * hp_.n_vocab));
+    be.read(out, std::as_writable_bytes(std::span(logits)));
+}
+
+void Qwen35MoeModel::forward(SequenceState& base, const ForwardRequest& request, std::vector<float>& logits) const {
+    auto& st = static_cast<Qwen35State&>(base);
+    const int64_t n = static_cast<int64_t>(request.tokens.size());
+    if (n == 0 || n > st.batch())
+        throw Error("forward: batch of " + std::to_string(n) + " tokens (1 to " + std::to_string(st.batch()) + ")");
+    if (request.first_position != st.position())
+        throw Error("forward: tokens start at position " + std::to_string(request.first_position) +
+                    " but the state holds " + std::to_string(st.position()));
+    if (st.position() + n > st.capacity())
+        throw Error("context full: " + std::to_string(st.position() + n) + " positions needed, the context holds " +
+                    std::to_string(st.capacity()));
+    st.begin_batch(n, request.rollback);
+    Backend& be = backend_;
+    const Tensor x = st.act.x.row_range(0, n), h = st.act.h.row_range(0, n), h2 = st.act.h2.row_range(0, n);
+    // Rows that may be rolled back (verification) use the token-by-token form, so they equal plain decoding.
+    const bool recurrent_form = n == 1 || request.rollback > 0;
+    be.get_rows(w_.token_embd, request.tokens, x);
+    for (const Qwen35Layer& l : w_.layers) {
+        be.rms_norm(x, l.attn_norm, hp_.eps, h);
+        if (l.recurrent)
+            gated_deltanet(st, l, h, n, recurrent_form, h2);
+        else
+            gated_attention(st, l, h, n, h2);
+        be.add(x, h2, x);
+        be.rms_norm(x, l.post_attention_norm, hp_.eps, h);
+        moe(st, l.moe, h, n, h2);
+        be.add(x, h2, x);
+    }
+    st.end_batch(n);
+    output(st, x, request.all_logits ? n : 1, w_.output_norm, w_.output, logits, request.hidden);
+}
+
+// --- the MTP head (speculative.md §2.2) --------------------------------------------------------------------------
+
+std::unique_ptr<SequenceState> Qwen35Mtp::create_state(const StateOptions& options) const {
+    if (options.n_ctx <= 0) throw Error("context size must be positive");
+    return std::make_unique<Qwen35State>(model_.backend_, model_.hp_, options, 1, 0, model_.max_batch(), true);
+}
+
+void Qwen35Mtp::forward(SequenceState& base, std::span<const int32_t> tokens, std::span<const float> hiddens,
+                        int32_t first_position, std::vector<float>& logits, std::vector<float>& hidden) const {
+    auto& st = static_cast<Qwen35State&>(base);
+    const Qwen35HParams& hp = model_.hp_;
+    const MtpWeights& m = *model_.w_.mtp;
+    const int64_t n = static_cast<int64_t>(tokens.size());
+    const int64_t e = hp.n_embd;
+    if (n == 0 || n > st.batch()) throw Error("mtp: batch of " + std::to_string(n) + " tokens");
+    if (static_cast<int64_t>(hiddens.size()) != n * e)
+        throw Error("mtp: " + std::to_string(hiddens.size()) + " hidden values for " + std::to_string(n) + " rows of " +
+                    std::to_string(e));
+    if (st.position() == 0) st.set_origin(first_position);
+    if (first_position != st.position())
+        throw Error("mtp: tokens start at position " + std::to_string(first_position) + " but the state holds " +
+                    std::to_string(st.position()));
+    if (st.position() + n > st.capacity()) throw Error("mtp: context full");
+    st.begin_batch(n, 0);
+    Backend& be = model_.backend_;
+    const Tensor x = st.act.x.row_range(0, n), h = st.act.h.row_range(0, n), h2 = st.act.h2.row_range(0, n),
+                 cat = st.act.mtp_cat.row_range(0, n);
+    // c = [rms_norm(E[token]; enorm) ‖ rms_norm(h; hnorm)], the embedding half first.
+    be.get_rows(m.embed_tokens ? *m.embed_tokens : model_.w_.token_embd, tokens, x);
+    be.rms_norm(x, m.enorm, hp.eps, cat.column_range(0, e));
+    be.write(h, std::as_bytes(hiddens));
+    be.rms_norm(h, m.hnorm, hp.eps, cat.column_range(e, e));
+    be.matmul(m.eh_proj, cat, x);
+    be.rms_norm(x, m.layer.attn_norm, hp.eps, h);
+    model_.gated_attention(st, m.layer, h, n, h2);
+    be.add(x, h2, x);
+    be.rms_norm(x, m.layer.post_attention_norm, hp.eps, h);
+    model_.moe(st, m.layer.moe, h, n, h2);
+    be.add(x, h2, x);
+    st.end_batch(n);
+    model_.output(st, x, n, m.shared_head_norm ? *m.shared_head_norm : model_.w_.output_norm,
+                  m.head ? *m.head : model_.w_.output, logits, &hidden);
+}
+
+}  // namespace ember::model
