@@ -27,6 +27,9 @@ void PrintTo(const BackendCase& c, std::ostream* os) { *os << c.name; }
 const BackendCase kBackends[] = {
     {"cpu_1_thread", [] { return make_cpu_backend({1}); }},
     {"cpu_2_threads", [] { return make_cpu_backend({2}); }},
+#ifdef EMBER_TEST_VULKAN
+    {"vulkan", [] { return make_backend("vulkan"); }},
+#endif
 };
 
 class BackendOps : public ::testing::TestWithParam<BackendCase> {

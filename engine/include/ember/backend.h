@@ -174,6 +174,38 @@ struct CpuBackendOptions {
 
 std::unique_ptr<Backend> make_cpu_backend(const CpuBackendOptions& options = {});
 
+// --- choosing a backend by name ---------------------------------------------------------------------------------
+struct BackendOptions {
+    int threads = 0;  // CPU backend threads; 0: all hardware threads
+};
+
+// "cpu"; "vulkan" (the best Vulkan device: a GPU before a CPU implementation); "vulkan:N" (device N of
+// list_devices()) or "vulkan:NAME" (the first device whose name contains NAME, case-insensitively). Throws
+// ember::Error naming what is missing (no such backend in this build, no loader, no device).
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options = {});
+
+struct DeviceMemoryHeap {
+    uint64_t bytes = 0;
+    bool device_local = false;
+    bool host_visible = false;
+};
+
+struct DeviceInfo {
+    int index = 0;                       // N of "vulkan:N"
+    std::string backend;                 // "vulkan"
+    std::string name;
+    std::string type;                    // "discrete GPU", "integrated GPU", "CPU", ...
+    std::string api_version;
+    std::vector<DeviceMemoryHeap> heaps;
+    std::vector<std::string> features;   // what Ember's kernels can use (subgroup size, integer dot product, ...)
+    bool usable = false;
+    std::string unusable_reason;         // when not usable
+};
+
+// The GPU devices this build can use. Empty with `error` set when the build has no GPU backend or the system
+// has no Vulkan loader.
+std::vector<DeviceInfo> list_devices(std::string* error = nullptr);
+
 // A tensor of `rows` x `cols` elements of `type` at the start of `buffer` (contiguous rows).
 Tensor make_tensor(Buffer& buffer, gguf::TensorType type, int64_t rows, int64_t cols, size_t offset = 0);
 

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// One Vulkan instance and logical device: device selection (a discrete or integrated GPU before a CPU
+// implementation, or the user's pick by index or name), the features Ember's shaders need, the memory types for
+// device-local, staging and unified (host-visible device-local) buffers, and the compute queue.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/vulkan/vk_api.h"
+#include "ember/backend.h"
+
+namespace ember::vulkan {
+
+// What one physical device offers, whether or not Ember can use it.
+struct PhysicalDeviceSummary {
+    VkPhysicalDevice handle = VK_NULL_HANDLE;
+    DeviceInfo info;
+    int score = 0;  // higher is preferred; 0 when unusable
+};
+
+class Instance {
+public:
+    Instance();  // throws ember::Error without a loader or a Vulkan 1.2 instance
+    ~Instance();
+    Instance(const Instance&) = delete;
+    Instance& operator=(const Instance&) = delete;
+
+    const Api& api() const { return api_; }
+    VkInstance handle() const { return instance_; }
+    std::vector<PhysicalDeviceSummary> devices() const;
+
+private:
+    Loader loader_;
+    Api api_;
+    VkInstance instance_ = VK_NULL_HANDLE;
+};
+
+struct MemoryTypes {
+    uint32_t device_local = UINT32_MAX;  // for weights and activations
+    uint32_t staging = UINT32_MAX;       // host-visible, coherent: uploads
+    uint32_t readback = UINT32_MAX;      // host-visible, coherent, cached where possible: downloads
+    bool unified = false;  // all buffers host-visible device-local: writes and reads are plain copies
+};
+
+class Context {
+public:
+    // selector: "" for the best device, a decimal index into Instance::devices(), or part of a device name.
+    explicit Context(const std::string& selector);
+    ~Context();
+    Context(const Context&) = delete;
+    Context& operator=(const Context&) = delete;
+
+    const Api& api() const { return api_; }
+    VkDevice device() const { return device_; }
+    VkQueue queue() const { return queue_; }
+    uint32_t queue_family() const { return queue_family_; }
+    const MemoryTypes& memory() const { return memory_; }
+    const VkPhysicalDeviceLimits& limits() const { return properties_.limits; }
+    const DeviceInfo& info() const { return info_; }
+    std::string name() const { return info_.name; }
+
+private:
+    std::unique_ptr<Instance> instance_;
+    Api api_;  // the instance's functions plus this device's
+    VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+    VkPhysicalDeviceProperties properties_{};
+    DeviceInfo info_;
+    VkDevice device_ = VK_NULL_HANDLE;
+    VkQueue queue_ = VK_NULL_HANDLE;
+    uint32_t queue_family_ = 0;
+    MemoryTypes memory_;
+};
+
+}  // namespace ember::vulkan

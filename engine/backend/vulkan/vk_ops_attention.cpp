@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+// Conversions between row types, KV-cache writes (a conversion into the cache rows named by the positions) and
+// causal attention over the cache.
+#include "backend/vulkan/vulkan_backend.h"
+
+namespace ember::vulkan {
+
+namespace {
+
+struct ConvertPush {
+    uint32_t src_off, src_stride, dst_off, dst_stride, cols, rows, map_off, use_map;
+};
+
+struct CopyPush {
+    uint32_t src_off, dst_off, count;
+};
+
+struct AttentionPush {
+    uint32_t q_off, q_stride, k_off, k_stride, v_off, v_stride, out_off, out_stride, n_kv, n_head, group, head_dim;
+    float scale;
+    uint32_t pos_off, tokens;
+};
+
+bool is_convert_target(gguf::TensorType t) {
+    using gguf::TensorType;
+    return t == TensorType::F32 || t == TensorType::F16 || t == TensorType::BF16 || t == TensorType::Q8_0;
+}
+
+}  // namespace
+
+void VulkanBackend::convert_rows(const Tensor& x, const Tensor& out, const View* row_map) {
+    require(is_convert_target(out.type),
+            std::string("convert: cannot write ") + type_name(out.type) + " rows");
+    require(out.cols % gguf::traits(out.type).block_size == 0 && x.cols % gguf::traits(x.type).block_size == 0,
+            "convert: row length is not a multiple of the block size");
+    const View xv = stream_->view(x), ov = stream_->view(out);
+    const size_t unit = out.type == gguf::TensorType::Q8_0 ? 32 : 1;
+    const uint64_t n = static_cast<uint64_t>(x.rows) * static_cast<uint64_t>(x.cols) / unit;
+    require(n <= UINT32_MAX, "convert: tensor too large");
+    if (!row_map && x.type == gguf::TensorType::F32 && out.type == gguf::TensorType::F32 && x.contiguous() &&
+        out.contiguous() && xv.inner % 16 == 0 && ov.inner % 16 == 0 && x.bytes() % 16 == 0) {
+        const CopyPush p{xv.inner / 16, ov.inner / 16, u32(static_cast<int64_t>(x.bytes() / 16))};
+        stream_->dispatch("copy", {ro(xv), rw(ov)}, p, linear_grid((p.count + 255) / 256));
+        return;
+    }
+    const View mv = row_map ? *row_map : stream_->unused();
+    const ConvertPush p{xv.inner, u32(static_cast<int64_t>(x.row_stride)), ov.inner,
+                        u32(static_cast<int64_t>(out.row_stride)), u32(x.cols), u32(x.rows), mv.words(),
+                        row_map ? 1u : 0u};
+    const std::string pipeline =
+        std::string("convert_") + type_name(x.type) + "_to_" + type_name(out.type);
+    stream_->dispatch(pipeline, {ro(xv), rw(ov), ro(mv)}, p, linear_grid((n + 255) / 256));
+}
+
+void VulkanBackend::convert(const Tensor& x, const Tensor& out) {
+    require(x.rows == out.rows && x.cols == out.cols, "convert: shape mismatch");
+    convert_rows(x, out, nullptr);
+}
+
+void VulkanBackend::store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
+                             std::span<const int32_t> positions) {
+    require_f32(k, "store_kv k");
+    require_f32(v, "store_kv v");
+    require(k.cols == k_cache.cols && v.cols == v_cache.cols, "store_kv: row length differs from the cache");
+    require(static_cast<int64_t>(positions.size()) == k.rows && k.rows == v.rows, "store_kv: one position per row");
+    for (const int32_t pos : positions)
+        require(pos >= 0 && pos < k_cache.rows && pos < v_cache.rows,
+                "store_kv: position " + std::to_string(pos) + " outside the cache");
+    if (positions.empty()) return;
+    const View map = stream_->upload(positions);
+    convert_rows(k, k_cache, &map);
+    convert_rows(v, v_cache, &map);
+}
+
+void VulkanBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
+                              std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) {
+    require_f32(q, "attention q");
+    require_f32(out, "attention out");
+    require(p.head_dim > 0 && p.head_dim <= 512, "attention: head size out of range");
+    require(p.n_head > 0 && p.n_head_kv > 0 && p.n_head % p.n_head_kv == 0, "attention: bad head counts");
+    require(q.cols == int64_t{p.n_head} * p.head_dim && out.cols == q.cols && out.rows == q.rows,
+            "attention: q/out shapes do not match the heads");
+    require(k_cache.cols == int64_t{p.n_head_kv} * p.head_dim && v_cache.cols == k_cache.cols,
+            "attention: cache rows do not match the kv heads");
+    require(n_kv <= k_cache.rows && static_cast<int64_t>(positions.size()) == q.rows, "attention: bad lengths");
+    require(k_cache.type == v_cache.type, "attention: k and v caches differ in type");
+    using gguf::TensorType;
+    require(k_cache.type == TensorType::F32 || k_cache.type == TensorType::F16 || k_cache.type == TensorType::Q8_0,
+            "attention: the cache must be f32, f16 or q8_0");
+    if (q.rows == 0) return;
+    const View qv = stream_->view(q), ov = stream_->view(out);
+    const View kv = stream_->view(k_cache.row_range(0, std::max<int64_t>(n_kv, 1)));
+    const View vv = stream_->view(v_cache.row_range(0, std::max<int64_t>(n_kv, 1)));
+    const View pv = stream_->upload(positions);
+    AttentionPush push{};
+    push.q_off = qv.words();
+    push.q_stride = words(q.row_stride);
+    push.k_off = kv.inner;
+    push.k_stride = u32(static_cast<int64_t>(k_cache.row_stride));
+    push.v_off = vv.inner;
+    push.v_stride = u32(static_cast<int64_t>(v_cache.row_stride));
+    push.out_off = ov.words();
+    push.out_stride = words(out.row_stride);
+    push.n_kv = u32(n_kv);
+    push.n_head = u32(p.n_head);
+    push.group = u32(p.n_head / p.n_head_kv);
+    push.head_dim = u32(p.head_dim);
+    push.scale = p.scale;
+    push.pos_off = pv.words();
+    push.tokens = u32(q.rows);
+    const std::string pipeline = std::string("attention_") + type_name(k_cache.type);
+    stream_->dispatch(pipeline, {ro(qv), ro(kv), ro(vv), rw(ov), ro(pv)}, push,
+                      linear_grid(static_cast<uint64_t>(q.rows) * static_cast<uint64_t>(p.n_head)));
+}
+
+}  // namespace ember::vulkan

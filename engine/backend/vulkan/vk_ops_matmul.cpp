@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+// Weight x activation products and row gathers. Up to 8 activation rows take the matrix x vector kernels (the
+// weights are read once for all rows: decode, speculative verification); more take the tiled prefill kernel.
+// A weight larger than the device can bind at once is processed in row slices.
+#include <algorithm>
+
+#include "backend/vulkan/vulkan_backend.h"
+
+namespace ember::vulkan {
+
+namespace {
+
+struct MatmulPush {
+    uint32_t w_off, w_stride, x_off, x_stride, out_off, out_stride, cols, rows, tokens, bias_off, has_bias;
+};
+
+struct GetRowsPush {
+    uint32_t table_off, table_stride, ids_off, out_off, out_stride, cols, rows;
+};
+
+constexpr int64_t kMatvecMaxTokens = 8;
+
+}  // namespace
+
+void VulkanBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) {
+    require_f32(x, "matmul input");
+    require_f32(out, "matmul output");
+    require(x.contiguous() && out.contiguous(), "matmul: activations must be contiguous");
+    require(x.cols == w.cols && out.cols == w.rows && out.rows == x.rows,
+            "matmul: shapes [" + std::to_string(w.rows) + "x" + std::to_string(w.cols) + "] x [" +
+                std::to_string(x.rows) + "x" + std::to_string(x.cols) + "] -> [" + std::to_string(out.rows) + "x" +
+                std::to_string(out.cols) + "] do not fit");
+    if (bias) {
+        require_f32(*bias, "matmul bias");
+        require(bias->rows * bias->cols == w.rows, "matmul: bias length differs from the output width");
+    }
+    const std::string type = type_name(w.type);
+    const View xv = stream_->view(x), ov = stream_->view(out);
+    const View bv = bias ? stream_->view(*bias) : stream_->unused();
+
+    counters_.weight_bytes += static_cast<uint64_t>(w.rows) * w.row_stride;
+    const size_t max_rows_bound = std::max<size_t>(1, ctx_->limits().maxStorageBufferRange / w.row_stride - 1);
+    for (int64_t r0 = 0; r0 < w.rows; r0 += static_cast<int64_t>(max_rows_bound)) {
+        const Tensor slice = w.row_range(r0, std::min<int64_t>(w.rows - r0, static_cast<int64_t>(max_rows_bound)));
+        const View wv = stream_->view(slice);
+        for (int64_t t0 = 0; t0 < x.rows;) {
+            const bool matvec = x.rows <= kMatvecMaxTokens;
+            const int64_t n = matvec ? x.rows : x.rows - t0;
+            MatmulPush p{};
+            p.w_off = wv.inner;
+            p.w_stride = u32(static_cast<int64_t>(w.row_stride));
+            p.x_off = xv.words() + words(x.row_stride) * u32(t0);
+            p.x_stride = words(x.row_stride);
+            p.out_off = ov.words() + words(out.row_stride) * u32(t0) + u32(r0);
+            p.out_stride = words(out.row_stride);
+            p.cols = u32(w.cols);
+            p.rows = u32(slice.rows);
+            p.tokens = u32(n);
+            p.bias_off = bv.words() + u32(bias ? r0 : 0);
+            p.has_bias = bias ? 1 : 0;
+            const std::initializer_list<Arg> args = {ro(wv), ro(xv), rw(ov), ro(bv)};
+            if (matvec) {
+                if (pipelines_->has("matvec_blocks_" + type))
+                    stream_->dispatch("matvec_blocks_" + type, args, p, linear_grid((slice.rows + 3) / 4));
+                else
+                    stream_->dispatch("matvec_" + type, args, p, linear_grid(static_cast<uint64_t>(slice.rows)));
+            } else {
+                const Grid g{u32((slice.rows + 63) / 64), u32((n + 31) / 32), 1};
+                require(g.y <= 65535, "matmul: too many activation rows");
+                stream_->dispatch("matmul_" + type, args, p, g);
+            }
+            t0 += n;
+        }
+    }
+}
+
+void VulkanBackend::get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) {
+    require_f32(out, "get_rows out");
+    require(out.cols == table.cols && out.rows == static_cast<int64_t>(ids.size()), "get_rows: shape mismatch");
+    for (int32_t id : ids)
+        if (id < 0 || id >= table.rows)
+            throw Error("token id " + std::to_string(id) + " is outside the embedding table (" +
+                        std::to_string(table.rows) + " rows)");
+    if (ids.empty()) return;
+    const std::string pipeline = std::string("get_rows_") + type_name(table.type);
+    const View ov = stream_->view(out);
+    const auto run = [&](const View& tv, const View& iv, uint32_t first_out, uint32_t n) {
+        GetRowsPush p{tv.inner, u32(static_cast<int64_t>(table.row_stride)), iv.words(),
+                      ov.words() + first_out * words(out.row_stride), words(out.row_stride), u32(table.cols), n};
+        stream_->dispatch(pipeline, {ro(tv), ro(iv), rw(ov)}, p, Grid{u32((table.cols + 63) / 64), n, 1});
+    };
+    const bool fits = table.bytes() + 64 <= ctx_->limits().maxStorageBufferRange;
+    if (fits) {
+        const View tv = stream_->view(table);
+        for (size_t i0 = 0; i0 < ids.size(); i0 += 65535) {
+            const size_t n = std::min<size_t>(65535, ids.size() - i0);
+            const View iv = stream_->upload(ids.subspan(i0, n));
+            run(tv, iv, u32(static_cast<int64_t>(i0)), u32(static_cast<int64_t>(n)));
+        }
+    } else {
+        const int32_t zero = 0;
+        const View iv = stream_->upload(std::span<const int32_t>(&zero, 1));
+        for (size_t i = 0; i < ids.size(); ++i) run(stream_->view(table.row_range(ids[i], 1)), iv, u32(static_cast<int64_t>(i)), 1);
+    }
+}
+
+}  // namespace ember::vulkan

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+// Mixture-of-experts on the Vulkan backend: routing on the GPU (the chosen ids never come back to the host), expert
+// products that read each slot's expert matrix by its id (one matrix x vector per slot), and the combination.
+#include "backend/vulkan/vulkan_backend.h"
+
+namespace ember::vulkan {
+
+namespace {
+
+struct MoePush {
+    uint32_t mode, src_off, src_stride, ids_off, ids_stride, w_off, w_stride, out_off, out_stride, rows, cols, k;
+};
+
+struct ExpertsPush {
+    uint32_t w_off, w_stride, x_off, x_stride, out_off, out_stride, cols, rows, tokens, bias_off, has_bias;
+    uint32_t ids_off, ids_stride, k, expert_rows, per_slot;
+};
+
+}  // namespace
+
+void VulkanBackend::moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) {
+    require_f32(logits, "moe_route logits");
+    require(ids.type == gguf::TensorType::I32 && weights.type == gguf::TensorType::F32,
+            "moe_route: ids I32, weights F32");
+    require(k >= 1 && k <= logits.cols, "moe_route: k must be 1 to the expert count");
+    require(ids.rows == logits.rows && ids.cols == k && weights.rows == logits.rows && weights.cols == k,
+            "moe_route: ids and weights must be [tokens, k]");
+    const View lv = stream_->view(logits), iv = stream_->view(ids), wv = stream_->view(weights);
+    const MoePush p{0,          lv.words(), words(logits.row_stride), iv.words(), words(ids.row_stride),
+                    wv.words(), words(weights.row_stride), 0, 0, u32(logits.rows), u32(logits.cols), u32(k)};
+    stream_->dispatch("moe", {ro(lv), rw(iv), rw(wv), rw(stream_->unused())}, p,
+                      linear_grid(static_cast<uint64_t>((logits.rows + 63) / 64)));
+}
+
+void VulkanBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
+                                   const Tensor& out) {
+    require_f32(x, "matmul_experts input");
+    require_f32(out, "matmul_experts output");
+    require(ids.type == gguf::TensorType::I32, "matmul_experts: ids must be I32");
+    require(n_experts > 0 && w.rows % n_experts == 0, "matmul_experts: weight rows are not a multiple of the experts");
+    const int64_t rows = w.rows / n_experts;
+    const int64_t n_tokens = ids.rows, k = ids.cols;
+    require(x.cols == w.cols && (x.rows == n_tokens || x.rows == n_tokens * k), "matmul_experts: input shape");
+    require(out.rows == n_tokens * k && out.cols == rows, "matmul_experts: output must be [tokens * k, rows]");
+    require(x.contiguous() && out.contiguous(), "matmul_experts: activations must be contiguous");
+    if (n_tokens * k == 0) return;
+    require(n_tokens * k <= 65535, "matmul_experts: too many slots in one batch");
+    const std::string type = type_name(w.type);
+    const View wv = stream_->view(w), xv = stream_->view(x), ov = stream_->view(out), iv = stream_->view(ids);
+    ExpertsPush p{};
+    p.w_off = wv.inner;
+    p.w_stride = u32(static_cast<int64_t>(w.row_stride));
+    p.x_off = xv.words();
+    p.x_stride = words(x.row_stride);
+    p.out_off = ov.words();
+    p.out_stride = words(out.row_stride);
+    p.cols = u32(w.cols);
+    p.rows = u32(w.rows);
+    p.tokens = 1;
+    p.bias_off = 0;
+    p.has_bias = 0;
+    p.ids_off = iv.words();
+    p.ids_stride = words(ids.row_stride);
+    p.k = u32(k);
+    p.expert_rows = u32(rows);
+    p.per_slot = x.rows == n_tokens * k && k > 1 ? 1 : 0;
+    const std::initializer_list<Arg> args = {ro(wv), ro(xv), rw(ov), ro(stream_->unused()), ro(iv)};
+    if (pipelines_->has("experts_blocks_" + type))
+        stream_->dispatch("experts_blocks_" + type, args, p, Grid{u32((rows + 3) / 4), u32(n_tokens * k), 1});
+    else
+        stream_->dispatch("experts_" + type, args, p, Grid{u32(rows), u32(n_tokens * k), 1});
+    // Each slot reads one expert matrix (counted per slot: the kernel does not group slots by expert).
+    counters_.expert_weight_bytes += static_cast<uint64_t>(n_tokens * k * rows) * w.row_stride;
+    counters_.weight_bytes += static_cast<uint64_t>(n_tokens * k * rows) * w.row_stride;
+}
+
+void VulkanBackend::moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) {
+    require_f32(y, "moe_combine input");
+    require_f32(weights, "moe_combine weights");
+    require_f32(out, "moe_combine output");
+    const int64_t k = weights.cols;
+    require(y.rows == out.rows * k && y.cols == out.cols && weights.rows == out.rows, "moe_combine: shapes");
+    const View yv = stream_->view(y), wv = stream_->view(weights), ov = stream_->view(out);
+    const MoePush p{1, yv.words(), words(y.row_stride), 0, 0, wv.words(), words(weights.row_stride), ov.words(),
+                    words(out.row_stride), u32(out.rows), u32(out.cols), u32(k)};
+    const uint64_t n = static_cast<uint64_t>(out.rows) * static_cast<uint64_t>(out.cols);
+    stream_->dispatch("moe", {ro(yv), ro(stream_->unused()), ro(wv), rw(ov)}, p, linear_grid((n + 63) / 64));
+}
+
+}  // namespace ember::vulkan

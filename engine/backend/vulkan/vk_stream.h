@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// The command stream of the Vulkan backend. Operations are recorded into one command buffer as they are called
+// and submitted together at a sync point (a read, synchronize(), a full upload arena), so a forward pass costs
+// one submission, not one per operation. A barrier goes in only where a dispatch touches a buffer that an
+// earlier, unbarriered dispatch wrote (or writes one it read). Small host data an operation needs (token ids,
+// positions, rope tables, writes) goes through a mapped upload arena that lives until the submission completes.
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backend/vulkan/vk_buffer.h"
+#include "backend/vulkan/vk_pipelines.h"
+
+namespace ember::vulkan {
+
+// A bound window of a buffer: [offset, offset + range), with the tensor starting `inner` bytes into it.
+struct View {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceSize offset = 0;
+    VkDeviceSize range = 0;
+    uint32_t inner = 0;
+    uint32_t words() const { return inner / 4; }  // the inner offset in 32-bit words
+};
+
+struct Arg {
+    View view;
+    bool writes = false;
+};
+inline Arg ro(const View& v) { return {v, false}; }  // read by the dispatch
+inline Arg rw(const View& v) { return {v, true}; }   // written (and maybe read)
+
+struct Grid {
+    uint32_t x = 1, y = 1, z = 1;
+};
+// Enough work groups for `groups` in a 2-D grid (shaders fold it back with linear_group()).
+Grid linear_grid(uint64_t groups);
+
+class Stream {
+public:
+    Stream(const Context& ctx, Pipelines& pipelines);
+    ~Stream();
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+
+    // The window of a tensor of one of this backend's buffers (throws ember::Error for a foreign buffer or a
+    // tensor larger than the device can bind at once).
+    View view(const Tensor& t) const;
+    // Bytes copied to the upload arena for the operations recorded until the next finish().
+    View upload(const void* data, size_t bytes);
+    template <typename T>
+    View upload(std::span<const T> values) {
+        return upload(values.data(), values.size_bytes());
+    }
+    // A small valid window for bindings a shader declares but this call does not use.
+    View unused() const;
+    // Makes room for `bytes` of uploads first, so that the views of one operation's several uploads stay valid.
+    void reserve_upload(size_t bytes);
+
+    void dispatch(const std::string& pipeline, std::initializer_list<Arg> args, const void* push, size_t push_bytes,
+                  Grid grid);
+    template <typename Push>
+    void dispatch(const std::string& pipeline, std::initializer_list<Arg> args, const Push& push, Grid grid) {
+        static_assert(sizeof(Push) <= kPushConstantBytes);
+        dispatch(pipeline, args, &push, sizeof push, grid);
+    }
+
+    void fill_zero(DeviceBuffer& buffer);
+    void write(DeviceBuffer& dst, size_t offset, std::span<const std::byte> src);
+    void read(DeviceBuffer& src, size_t offset, std::span<std::byte> dst);
+    // Submits what was recorded and waits for it.
+    void finish();
+    bool pending() const { return recording_; }
+    const Context& context() const { return ctx_; }
+
+private:
+    void begin();
+    void full_barrier();
+    struct Range {
+        VkBuffer buffer;
+        VkDeviceSize begin, end;
+    };
+    void note_access(const View& v, bool writes);
+    bool conflicts(const View& v, bool writes) const;
+    size_t arena_alloc(size_t bytes);  // offset in the arena; finishes the stream first when it is full
+
+    const Context& ctx_;
+    Pipelines& pipelines_;
+    VkCommandPool pool_ = VK_NULL_HANDLE;
+    VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+    VkFence fence_ = VK_NULL_HANDLE;
+    bool recording_ = false;
+    VkPipeline bound_ = VK_NULL_HANDLE;
+    std::vector<Range> written_;  // since the last barrier
+    std::vector<Range> read_;
+    std::unique_ptr<DeviceBuffer> arena_;
+    size_t arena_used_ = 0;
+    std::unique_ptr<DeviceBuffer> readback_;
+    size_t alignment_ = 16;
+    size_t max_range_ = 0;
+};
+
+}  // namespace ember::vulkan

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// Memory of the Vulkan backend, its argument-check helpers and the factory.
+#include "backend/vulkan/vulkan_backend.h"
+
+#include <limits>
+
+#include "ember/error.h"
+
+namespace ember::vulkan {
+
+void require(bool ok, const std::string& what) {
+    if (!ok) throw Error("vulkan backend: " + what);
+}
+
+void require_f32(const Tensor& t, const char* what) {
+    require(t.type == gguf::TensorType::F32, std::string(what) + " must be f32");
+}
+
+void require_same_shape(const Tensor& a, const Tensor& b, const char* what) {
+    require(a.rows == b.rows && a.cols == b.cols,
+            std::string(what) + ": shapes " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " and " +
+                std::to_string(b.rows) + "x" + std::to_string(b.cols) + " differ");
+}
+
+uint32_t u32(int64_t v) {
+    require(v >= 0 && v <= std::numeric_limits<uint32_t>::max(), "size " + std::to_string(v) + " out of range");
+    return static_cast<uint32_t>(v);
+}
+
+uint32_t words(size_t bytes) { return u32(static_cast<int64_t>(bytes / 4)); }
+
+VulkanBackend::VulkanBackend(const std::string& device_selector)
+    : ctx_(std::make_unique<Context>(device_selector)),
+      pipelines_(std::make_unique<Pipelines>(*ctx_)),
+      stream_(std::make_unique<Stream>(*ctx_, *pipelines_)) {}
+
+VulkanBackend::~VulkanBackend() {
+    stream_.reset();
+    pipelines_.reset();
+}
+
+std::string VulkanBackend::name() const { return "vulkan (" + ctx_->name() + ")"; }
+
+std::unique_ptr<DeviceBuffer> VulkanBackend::make_buffer(size_t bytes) {
+    Stream* stream = stream_.get();
+    // Work recorded but not yet run may still use the buffer: run it before the memory goes.
+    return std::make_unique<DeviceBuffer>(*ctx_, bytes, ctx_->memory().device_local, [stream] {
+        if (stream->pending()) stream->finish();
+    });
+}
+
+std::unique_ptr<Buffer> VulkanBackend::allocate(size_t bytes) {
+    auto buffer = make_buffer(bytes);
+    stream_->fill_zero(*buffer);  // as the CPU backend's buffers: state never starts as garbage
+    return buffer;
+}
+
+std::unique_ptr<Buffer> VulkanBackend::map_weights(std::span<const std::byte> bytes) {
+    auto buffer = make_buffer(bytes.size());
+    stream_->write(*buffer, 0, bytes);
+    return buffer;
+}
+
+void VulkanBackend::write(const Tensor& dst, std::span<const std::byte> src) {
+    require(src.size() == dst.bytes(), "write: size mismatch");
+    auto* buffer = dynamic_cast<DeviceBuffer*>(dst.buffer);
+    require(buffer != nullptr, "write: the buffer was not made by this backend");
+    std::erase_if(rope_factors_, [&](const auto& entry) { return entry.first.first == dst.buffer; });
+    stream_->write(*buffer, dst.offset, src);
+}
+
+void VulkanBackend::read(const Tensor& src, std::span<std::byte> dst) {
+    require(dst.size() == src.bytes(), "read: size mismatch");
+    auto* buffer = dynamic_cast<DeviceBuffer*>(src.buffer);
+    require(buffer != nullptr, "read: the buffer was not made by this backend");
+    stream_->read(*buffer, src.offset, dst);
+}
+
+void VulkanBackend::synchronize() { stream_->finish(); }
+
+}  // namespace ember::vulkan

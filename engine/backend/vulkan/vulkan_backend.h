@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+// The Vulkan backend: weights uploaded once into device-local memory (or mapped memory on APUs and CPU
+// implementations), operations recorded into one command stream (vk_stream.h) and run by the shaders of
+// kernels/vulkan. Every operation follows the CPU backend's semantics and argument checks.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "backend/vulkan/vk_context.h"
+#include "backend/vulkan/vk_pipelines.h"
+#include "backend/vulkan/vk_stream.h"
+#include "ember/backend.h"
+
+namespace ember::vulkan {
+
+class VulkanBackend final : public Backend {
+public:
+    explicit VulkanBackend(const std::string& device_selector);
+    ~VulkanBackend() override;
+
+    std::string name() const override;
+    std::unique_ptr<Buffer> allocate(size_t bytes) override;
+    std::unique_ptr<Buffer> map_weights(std::span<const std::byte> bytes) override;
+    void write(const Tensor& dst, std::span<const std::byte> src) override;
+    void read(const Tensor& src, std::span<std::byte> dst) override;
+    void synchronize() override;
+
+    void get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) override;
+    void matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) override;
+    void rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) override;
+    void add(const Tensor& a, const Tensor& b, const Tensor& out) override;
+    void mul(const Tensor& a, const Tensor& b, const Tensor& out) override;
+    void scale(const Tensor& x, float s, const Tensor& out) override;
+    void gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out) override;
+    void rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
+              const Tensor* freq_factors) override;
+    void store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
+                  std::span<const int32_t> positions) override;
+    void attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
+                   std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) override;
+    void softmax(const Tensor& x) override;
+    void convert(const Tensor& x, const Tensor& out) override;
+
+    void unary(UnaryOp op, const Tensor& x, const Tensor& out) override;
+    void l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& out) override;
+    void rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps, const Tensor& out) override;
+    void conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) override;
+    void delta_rule(const DeltaRuleArgs& args) override;
+    void moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) override;
+    void matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
+                        const Tensor& out) override;
+    void moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) override;
+    BackendCounters counters() const override { return counters_; }
+
+    const Context& context() const { return *ctx_; }
+
+private:
+    enum class Elementwise : uint32_t {
+        add = 0, mul = 1, scale = 2, swiglu = 3, geglu = 4, silu = 5, sigmoid = 6, softplus = 7, exp = 8
+    };
+    void elementwise(Elementwise op, const Tensor& a, const Tensor* b, float s, const Tensor& out);
+    enum class Norm : uint32_t { rms = 0, l2 = 1, rms_gated = 2 };
+    void normalize(Norm mode, const Tensor& x, const Tensor* weight, const Tensor* z, int64_t segment, float eps,
+                   const Tensor& out);
+    void convert_rows(const Tensor& x, const Tensor& out, const View* row_map);
+    std::unique_ptr<DeviceBuffer> make_buffer(size_t bytes);
+
+    std::unique_ptr<Context> ctx_;
+    std::unique_ptr<Pipelines> pipelines_;
+    std::unique_ptr<Stream> stream_;
+    std::map<std::pair<const Buffer*, size_t>, std::vector<float>> rope_factors_;  // forgotten on write()
+    BackendCounters counters_;
+};
+
+// Argument checks, reported like the CPU backend's.
+void require(bool ok, const std::string& what);
+void require_f32(const Tensor& t, const char* what);
+void require_same_shape(const Tensor& a, const Tensor& b, const char* what);
+uint32_t u32(int64_t v);  // throws when a size does not fit the shaders' 32-bit indices
+uint32_t words(size_t bytes);  // a byte stride of an F32 tensor in floats
+// The GGUF name of a type ("q4_0"), which names its shader variants.
+inline std::string type_name(gguf::TensorType t) { return std::string(gguf::traits(t).name); }
+
+}  // namespace ember::vulkan

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+// Elementwise operations on F32 rows, one invocation per element:
+//   0 add: out = a + b      1 mul: out = a * b      2 scale: out = a * s
+//   3 swiglu: out = silu(a) * b      4 geglu: out = gelu_tanh(a) * b
+//   5 silu(a)   6 sigmoid(a)   7 softplus(a)   8 exp(a)
+// b_stride 0 broadcasts b's one row over a's rows; b_step 0 broadcasts b's one column over a's columns.
+// out may alias a.
+#version 450
+#include "common.glsl"
+layout(local_size_x = 256) in;
+layout(binding = 0) readonly buffer A { float a[]; };
+layout(binding = 1) readonly buffer B { float b[]; };
+layout(binding = 2) buffer Out { float out_f[]; };
+layout(push_constant) uniform Params {
+    uint a_off;
+    uint a_stride;
+    uint b_off;
+    uint b_stride;
+    uint out_off;
+    uint out_stride;
+    uint cols;
+    uint rows;
+    uint op;
+    float s;
+    uint b_step;
+} p;
+
+void main() {
+    const uint idx = linear_group() * 256u + gl_LocalInvocationID.x;
+    if (idx >= p.cols * p.rows) return;
+    const uint r = idx / p.cols, c = idx % p.cols;
+    const float va = a[p.a_off + r * p.a_stride + c];
+    float y;
+    if (p.op == 2u) {
+        y = va * p.s;
+    } else if (p.op == 5u) {
+        y = va / (1.0 + exp(-va));
+    } else if (p.op == 6u) {
+        y = 1.0 / (1.0 + exp(-va));
+    } else if (p.op == 7u) {
+        y = va > 20.0 ? va : log(1.0 + exp(va));
+    } else if (p.op == 8u) {
+        y = exp(va);
+    } else {
+        const float vb = b[p.b_off + r * p.b_stride + c * p.b_step];
+        if (p.op == 0u) {
+            y = va + vb;
+        } else if (p.op == 1u) {
+            y = va * vb;
+        } else if (p.op == 3u) {
+            y = va / (1.0 + exp(-va)) * vb;
+        } else {
+            const float inner = 0.7978845608028654 * (va + 0.044715 * va * va * va);
+            y = 0.5 * va * (1.0 + tanh(inner)) * vb;
+        }
+    }
+    out_f[p.out_off + r * p.out_stride + c] = y;
+}

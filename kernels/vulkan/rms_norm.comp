@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// Row normalizations, one work group per segment of `cols` elements (a row, or one head of a row):
+//   mode 0 rms_norm:        out = x / sqrt(mean(x^2) + eps) * weight
+//   mode 1 l2_norm:         out = x / max(|x|, eps)
+//   mode 2 gated rms_norm:  out = x / sqrt(mean(x^2) + eps) * weight * silu(z)
+// Segment s is head s % segs of row s / segs. out may alias x.
+#version 450
+#include "common.glsl"
+layout(local_size_x = 128) in;
+layout(binding = 0) readonly buffer X { float x[]; };
+layout(binding = 1) readonly buffer Weight { float w[]; };
+layout(binding = 2) buffer Out { float out_f[]; };
+layout(binding = 3) readonly buffer Z { float z[]; };
+layout(push_constant) uniform Params {
+    uint x_off;
+    uint x_stride;
+    uint w_off;
+    uint out_off;
+    uint out_stride;
+    uint cols;
+    uint rows;  // segments in all
+    float eps;
+    uint segs;  // segments per row
+    uint mode;
+    uint z_off;
+    uint z_stride;
+} p;
+
+void main() {
+    const uint s = linear_group();
+    if (s >= p.rows) return;
+    const uint r = s / p.segs, head = (s % p.segs) * p.cols;
+    const uint in_row = p.x_off + r * p.x_stride + head;
+    const uint out_row = p.out_off + r * p.out_stride + head;
+    float sum = 0.0;
+    for (uint i = gl_LocalInvocationID.x; i < p.cols; i += 128u) sum += x[in_row + i] * x[in_row + i];
+    sum = workgroup_sum(sum);
+    if (p.mode == 1u) {
+        const float inv = exact_div(1.0, max(sqrt(sum), p.eps));
+        for (uint i = gl_LocalInvocationID.x; i < p.cols; i += 128u) out_f[out_row + i] = x[in_row + i] * inv;
+        return;
+    }
+    const float inv = exact_div(1.0, sqrt(exact_div(sum, float(p.cols)) + p.eps));
+    for (uint i = gl_LocalInvocationID.x; i < p.cols; i += 128u) {
+        float y = x[in_row + i] * inv * w[p.w_off + i];
+        if (p.mode == 2u) {
+            const float g = z[p.z_off + r * p.z_stride + head + i];
+            y *= g / (1.0 + exp(-g));
+        }
+        out_f[out_row + i] = y;
+    }
+}
