@@ -7,6 +7,9 @@
 #ifdef EMBER_HAVE_VULKAN
 #include "backend/vulkan/vk_devices.h"
 #endif
+#ifdef EMBER_HAVE_GPU
+#include "backend/hip/gpu_devices.h"
+#endif
 
 namespace ember {
 
@@ -19,16 +22,33 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
         throw Error("backend 'vulkan': this build of Ember has no Vulkan backend (configure with -DEMBER_VULKAN=ON)");
 #endif
     }
-    throw Error("unknown backend '" + name + "' (cpu, vulkan, vulkan:N or vulkan:NAME)");
+#ifdef EMBER_HAVE_GPU
+    const std::string gpu = gpu_backend::gpu_backend_name();  // "cuda" or "hip"
+    if (name == gpu || name.rfind(gpu + ":", 0) == 0)
+        return gpu_backend::make_named_gpu_backend(name == gpu ? std::string() : name.substr(gpu.size() + 1));
+#endif
+    if (name == "cuda" || name == "hip" || name.rfind("cuda:", 0) == 0 || name.rfind("hip:", 0) == 0)
+        throw Error("backend '" + name + "': this build of Ember has no " + name.substr(0, name.find(':')) +
+                    " backend (configure with -DEMBER_" + (name[0] == 'c' ? "CUDA" : "HIP") + "=ON)");
+    throw Error("unknown backend '" + name + "' (cpu, vulkan, vulkan:N, vulkan:NAME, cuda, cuda:N, hip or hip:N)");
 }
 
 std::vector<DeviceInfo> list_devices(std::string* error) {
+    std::vector<DeviceInfo> devices;
+    std::string why;
 #ifdef EMBER_HAVE_VULKAN
-    return vulkan::list_vulkan_devices(error);
-#else
-    if (error) *error = "this build of Ember has no GPU backend";
-    return {};
+    devices = vulkan::list_vulkan_devices(&why);
 #endif
+#ifdef EMBER_HAVE_GPU
+    std::string gpu_why;
+    for (DeviceInfo& d : gpu_backend::list_gpu_devices(&gpu_why)) devices.push_back(std::move(d));
+    if (!gpu_why.empty()) why += (why.empty() ? "" : "; ") + gpu_why;
+#endif
+#if !defined(EMBER_HAVE_VULKAN) && !defined(EMBER_HAVE_GPU)
+    why = "this build of Ember has no GPU backend";
+#endif
+    if (error && devices.empty()) *error = why;
+    return devices;
 }
 
 }  // namespace ember

@@ -30,11 +30,21 @@ const BackendCase kBackends[] = {
 #ifdef EMBER_TEST_VULKAN
     {"vulkan", [] { return make_backend("vulkan"); }},
 #endif
+#ifdef EMBER_GPU_BACKEND_NAME  // the HIP/CUDA backend: skipped where no such GPU is present (CI only compiles it)
+    {EMBER_GPU_BACKEND_NAME, []() -> std::unique_ptr<Backend> {
+         for (const DeviceInfo& d : list_devices())
+             if (d.backend == EMBER_GPU_BACKEND_NAME) return make_backend(EMBER_GPU_BACKEND_NAME);
+         return nullptr;
+     }},
+#endif
 };
 
 class BackendOps : public ::testing::TestWithParam<BackendCase> {
 protected:
-    void SetUp() override { backend_ = GetParam().make(); }
+    void SetUp() override {
+        backend_ = GetParam().make();
+        if (!backend_) GTEST_SKIP() << GetParam().name << ": no device here";
+    }
 
     std::vector<float> random(size_t n, float scale = 1.0f) {
         std::normal_distribution<float> d(0.0f, scale);

@@ -180,7 +180,8 @@ struct BackendOptions {
 };
 
 // "cpu"; "vulkan" (the best Vulkan device: a GPU before a CPU implementation); "vulkan:N" (device N of
-// list_devices()) or "vulkan:NAME" (the first device whose name contains NAME, case-insensitively). Throws
+// list_devices()) or "vulkan:NAME" (the first device whose name contains NAME, case-insensitively); "cuda" /
+// "hip" or "cuda:N" / "hip:N" (the HIP/CUDA backend on its device N, in EMBER_CUDA / EMBER_HIP builds). Throws
 // ember::Error naming what is missing (no such backend in this build, no loader, no device).
 std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options = {});
 

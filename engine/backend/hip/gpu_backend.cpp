@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+// The HIP/CUDA backend: device, memory, transfers and the matrix products (dense and expert).
+#include "backend/hip/gpu_backend.h"
+
+#include <algorithm>
+
+#include "backend/hip/gpu_buffers.h"
+#include "backend/hip/gpu_key.h"
+
+namespace ember::gpu_backend {
+
+namespace gk = gpu_kernels;
+
+GpuContext::GpuContext(const GpuBackendOptions& opts) : options(opts) {
+    int count = 0;
+    const gpu::Error e = gpu::device_count(&count);
+    if (e != gpu::kSuccess || count == 0) {
+        gpu::get_last_error();
+        throw Error(std::string(gpu::kRuntimeName) + " backend: no GPU device (" +
+                    (e != gpu::kSuccess ? gpu::error_string(e) : "the runtime lists none") + ")");
+    }
+    if (options.device < 0 || options.device >= count)
+        throw Error(std::string(gpu::kRuntimeName) + " backend: device " + std::to_string(options.device) +
+                    " does not exist (" + std::to_string(count) + " found)");
+    check(gpu::set_device(options.device), "selecting the device");
+    check(gpu::device_properties(&prop, options.device), "reading the device properties");
+    char name[64];
+    gpu::arch_name(prop, name, sizeof name);
+    arch = name;
+    check(gpu::stream_create(&launch.stream), "creating a stream");
+    launch.multiprocessors = prop.multiProcessorCount;
+    steps = std::make_unique<StepRecorder>(launch, options.graphs);
+}
+
+GpuContext::~GpuContext() {
+    try {
+        synchronize();
+    } catch (const Error&) {
+    }
+    steps.reset();
+    gpu::stream_destroy(launch.stream);
+}
+
+void GpuContext::synchronize() {
+    steps->flush();
+    check(gpu::stream_synchronize(launch.stream), "running a step");
+}
+
+GpuBackend::GpuBackend(const GpuBackendOptions& options)
+    : ctx_(std::make_shared<GpuContext>(options)), registry_(std::make_shared<HostRegistry>()) {}
+
+GpuBackend::~GpuBackend() {
+    for (auto& s : scratch_) s.reset();
+}
+
+std::string GpuBackend::name() const {
+    return std::string(gpu::kRuntimeName) + " (" + ctx_->prop.name + ", " + ctx_->arch + ")";
+}
+
+std::unique_ptr<Buffer> GpuBackend::allocate(size_t bytes) { return std::make_unique<DeviceBuffer>(ctx_, bytes); }
+
+std::unique_ptr<Buffer> GpuBackend::map_weights(std::span<const std::byte> bytes) {
+    const WeightPlacement placement = ctx_->options.weights;
+    const bool in_place = placement == WeightPlacement::in_place ||
+                          (placement == WeightPlacement::automatic && ctx_->prop.integrated);
+    if (in_place) {
+        std::string why;
+        std::byte* device = nullptr;
+        if (gpu::reads_pageable_memory(ctx_->prop)) {
+            device = const_cast<std::byte*>(bytes.data());
+            weight_stats_.in_place_how = "pageable memory access";
+        } else {
+            device = registry_->device_address(bytes.data(), why);
+            if (device) weight_stats_.in_place_how = "registered file mapping";
+        }
+        if (device) {
+            weight_stats_.in_place_bytes += bytes.size();
+            return std::make_unique<InPlaceBuffer>(ctx_, registry_, bytes, device);
+        }
+        weight_stats_.note = why;
+    }
+    auto buffer = std::make_unique<DeviceBuffer>(ctx_, bytes.size());
+    check(gpu::memcpy_sync(buffer->device(), bytes.data(), bytes.size(), gpu::kHostToDevice), "uploading weights");
+    weight_stats_.uploaded_bytes += bytes.size();
+    return buffer;
+}
+
+void GpuBackend::write(const Tensor& dst, std::span<const std::byte> src) {
+    require(src.size() == dst.bytes(), "write: size mismatch");
+    require(dst.contiguous(), "write: the destination must be contiguous");
+    GpuBuffer& b = gpu_buffer(dst, "write");
+    require(b.writable(), "write: weights read in place from the file cannot be written");
+    std::byte* d = device_data(dst, "write");
+    constexpr size_t kStagedLimit = 64 * 1024;  // small writes join the step (and its graph)
+    if (src.size() <= kStagedLimit) {
+        const size_t off = stage(src.data(), src.size());
+        const size_t n = src.size();
+        record(launch_key("write", d, n, off), [d, n, off](const gk::Launch& l, const std::byte* args) {
+            check(gpu::memcpy_async(d, args + off, n, gpu::kDeviceToDevice, l.stream), "writing a tensor");
+        });
+        return;
+    }
+    ctx_->synchronize();
+    check(gpu::memcpy_sync(d, src.data(), src.size(), gpu::kHostToDevice), "writing a tensor");
+}
+
+void GpuBackend::read(const Tensor& src, std::span<std::byte> dst) {
+    require(dst.size() == src.bytes(), "read: size mismatch");
+    require(src.contiguous(), "read: the source must be contiguous");
+    std::byte* s = device_data(src, "read");
+    ctx_->steps->flush();
+    check(gpu::memcpy_async(dst.data(), s, dst.size(), gpu::kDeviceToHost, ctx_->launch.stream), "reading a tensor");
+    check(gpu::stream_synchronize(ctx_->launch.stream), "reading a tensor");
+}
+
+void GpuBackend::synchronize() { ctx_->synchronize(); }
+
+std::byte* GpuBackend::scratch(Scratch kind, size_t bytes) {
+    std::unique_ptr<Buffer>& s = scratch_[kind];
+    if (!s || s->size() < bytes) {
+        s.reset();  // flushes pending launches that still use it
+        s = std::make_unique<DeviceBuffer>(ctx_, std::max<size_t>(bytes, 1 << 16) * 3 / 2);
+    }
+    return static_cast<GpuBuffer&>(*s).device();
+}
+
+void GpuBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) {
+    require(x.cols == w.cols && out.cols == w.rows && out.rows == x.rows,
+            "matmul: shapes [" + std::to_string(w.rows) + "x" + std::to_string(w.cols) + "] x [" +
+                std::to_string(x.rows) + "x" + std::to_string(x.cols) + "] -> [" + std::to_string(out.rows) + "x" +
+                std::to_string(out.cols) + "] do not fit");
+    const gk::Weights wv = weights_of(w, "matmul weights");
+    const gk::Rows xv = f32_rows(x, "matmul input");
+    const gk::Rows ov = f32_rows(out, "matmul output");
+    const float* bv = nullptr;
+    if (bias) {
+        require(bias->rows * bias->cols == w.rows, "matmul: bias length differs from the output rows");
+        bv = f32_rows(*bias, "matmul bias").data;
+    }
+    counters_.weight_bytes += static_cast<uint64_t>(w.rows) * w.row_stride;
+    if (x.rows == 0) return;
+    const bool blocks_of_32 = w.cols % 32 == 0;
+    if (x.rows <= gk::kMaxMatvecTokens && blocks_of_32 && gk::has_integer_matvec(wv.type)) {
+        auto* xq = scratch(kActivations, gk::q8_1_bytes(x.rows, x.cols));
+        record(launch_key("matvec_integer", wv, xv, ov, bv, xq), [=](const gk::Launch& l, const std::byte*) {
+            gk::quantize_q8_1(l, xv, xq);
+            gk::matvec_integer(l, wv, xq, xv.rows, ov, bv);
+        });
+    } else if (x.rows <= gk::kMaxMatvecTokens || !blocks_of_32) {
+        record(launch_key("matvec_float", wv, xv, ov, bv),
+               [=](const gk::Launch& l, const std::byte*) { gk::matvec_float(l, wv, xv, ov, bv); });
+    } else {
+        record(launch_key("matmul_tiled", wv, xv, ov, bv),
+               [=](const gk::Launch& l, const std::byte*) { gk::matmul_tiled(l, wv, xv, ov, bv); });
+    }
+}
+
+void GpuBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
+                                const Tensor& out) {
+    require(ids.type == gguf::TensorType::I32 && ids.contiguous(), "matmul_experts: ids must be contiguous I32");
+    require(n_experts > 0 && w.rows % n_experts == 0, "matmul_experts: weight rows are not a multiple of the experts");
+    const int64_t rows = w.rows / n_experts;
+    const int64_t tokens = ids.rows;
+    const int k = static_cast<int>(ids.cols);
+    require(x.cols == w.cols && (x.rows == tokens || x.rows == tokens * k), "matmul_experts: input shape");
+    require(out.rows == tokens * k && out.cols == rows, "matmul_experts: output must be [tokens * k, rows]");
+    require(x.contiguous() && out.contiguous(), "matmul_experts: activations must be contiguous");
+    require(w.cols % 32 == 0, "matmul_experts: row length must be a multiple of 32");
+    const gk::Weights wv = weights_of(w, "matmul_experts weights");
+    const gk::Rows xv = f32_rows(x, "matmul_experts input");
+    const gk::Rows ov = f32_rows(out, "matmul_experts output");
+    const auto* idv = reinterpret_cast<const int32_t*>(device_data(ids, "matmul_experts ids"));
+    const bool per_slot = x.rows == tokens * k && k > 1;
+    const int64_t slots = tokens * k;
+    counters_.expert_weight_bytes += static_cast<uint64_t>(std::min(slots, n_experts) * rows) * w.row_stride;
+    counters_.weight_bytes += static_cast<uint64_t>(std::min(slots, n_experts) * rows) * w.row_stride;
+    if (slots == 0) return;
+    if (tokens <= gk::kMaxMatvecTokens && gk::has_integer_matvec(wv.type)) {
+        auto* xq = scratch(kActivations, gk::q8_1_bytes(x.rows, x.cols));
+        record(launch_key("experts_integer", wv, n_experts, xv, idv, k, ov, xq),
+               [=](const gk::Launch& l, const std::byte*) {
+                   gk::quantize_q8_1(l, xv, xq);
+                   gk::matvec_experts_integer(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov);
+               });
+    } else if (tokens <= gk::kMaxMatvecTokens) {
+        record(launch_key("experts_float", wv, n_experts, xv, idv, k, ov), [=](const gk::Launch& l, const std::byte*) {
+            gk::matvec_experts_float(l, wv, n_experts, xv, per_slot, idv, tokens, k, ov);
+        });
+    } else {
+        auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
+        record(launch_key("experts_grouped", wv, n_experts, xv, idv, k, ov, groups),
+               [=](const gk::Launch& l, const std::byte*) {
+                   gk::matmul_experts_grouped(l, wv, n_experts, xv, per_slot, idv, tokens, k, ov, groups);
+               });
+    }
+}
+
+std::unique_ptr<GpuBackend> make_gpu_backend(const GpuBackendOptions& options) {
+    return std::make_unique<GpuBackend>(options);
+}
+
+}  // namespace ember::gpu_backend

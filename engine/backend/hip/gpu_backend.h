@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+// The HIP/CUDA backend: one implementation of ember::Backend over the kernels of kernels/hip, built with hipcc for
+// AMD GPUs (EMBER_HIP) or with nvcc for NVIDIA GPUs (EMBER_CUDA). Operations are recorded and run at flush points
+// as whole steps (step_recorder.h), so that decode steps replay a captured graph. Weights are uploaded once, or
+// on a unified-memory machine (an APU) read in place from the file mapping.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "backend/hip/step_recorder.h"
+#include "ember/backend.h"
+
+namespace ember::gpu_backend {
+
+enum class WeightPlacement {
+    automatic,  // in place on an integrated GPU (unified memory), uploaded on a discrete one
+    upload,     // copied once into device memory
+    in_place,   // read from the file mapping (pageable access or a registered mapping), else uploaded
+};
+
+struct GpuBackendOptions {
+    int device = 0;
+    WeightPlacement weights = WeightPlacement::automatic;
+    bool graphs = true;  // capture repeated steps into graphs
+};
+
+// The device, its stream and the recorder, shared by the backend and every buffer it made (a buffer flushes
+// pending work before its memory goes away).
+struct GpuContext {
+    explicit GpuContext(const GpuBackendOptions& options);
+    ~GpuContext();
+    GpuContext(const GpuContext&) = delete;
+    GpuContext& operator=(const GpuContext&) = delete;
+
+    void synchronize();  // flush, then wait for the stream
+
+    GpuBackendOptions options;
+    gpu::DeviceProp prop{};
+    std::string arch;
+    gpu_kernels::Launch launch;
+    std::unique_ptr<StepRecorder> steps;
+};
+
+// Memory the kernels address: device memory, or a host mapping the device reads.
+class GpuBuffer : public Buffer {
+public:
+    virtual std::byte* device() = 0;
+    virtual bool writable() const { return true; }
+};
+
+// How map_weights placed a tensor, for the memory plan.
+struct WeightStats {
+    uint64_t uploaded_bytes = 0;
+    uint64_t in_place_bytes = 0;
+    std::string in_place_how;  // "pageable memory access", "registered file mapping"
+    std::string note;          // why in-place placement fell back to an upload
+};
+
+class GpuBackend final : public Backend {
+public:
+    explicit GpuBackend(const GpuBackendOptions& options);
+    ~GpuBackend() override;
+
+    std::string name() const override;
+    std::unique_ptr<Buffer> allocate(size_t bytes) override;
+    std::unique_ptr<Buffer> map_weights(std::span<const std::byte> bytes) override;
+    void write(const Tensor& dst, std::span<const std::byte> src) override;
+    void read(const Tensor& src, std::span<std::byte> dst) override;
+    void synchronize() override;
+
+    void get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) override;
+    void matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias = nullptr) override;
+    void rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) override;
+    void add(const Tensor& a, const Tensor& b, const Tensor& out) override;
+    void mul(const Tensor& a, const Tensor& b, const Tensor& out) override;
+    void scale(const Tensor& x, float s, const Tensor& out) override;
+    void gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out) override;
+    void rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
+              const Tensor* freq_factors) override;
+    void store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
+                  std::span<const int32_t> positions) override;
+    void attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
+                   std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) override;
+    void softmax(const Tensor& x) override;
+    void unary(UnaryOp op, const Tensor& x, const Tensor& out) override;
+    void l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& out) override;
+    void rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps, const Tensor& out) override;
+    void conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) override;
+    void delta_rule(const DeltaRuleArgs& args) override;
+    void moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) override;
+    void matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
+                        const Tensor& out) override;
+    void moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) override;
+    BackendCounters counters() const override { return counters_; }
+    void convert(const Tensor& x, const Tensor& out) override;
+
+    const StepStats& step_stats() const { return ctx_->steps->stats(); }
+    const WeightStats& weight_stats() const { return weight_stats_; }
+
+private:
+    enum Scratch { kActivations, kAttention, kExpertGroups, kScratchKinds };
+    // Device scratch of at least `bytes` (pending launches run first when it has to grow).
+    std::byte* scratch(Scratch kind, size_t bytes);
+    void record(std::vector<uint64_t> key, LaunchFn fn) { ctx_->steps->record(std::move(key), std::move(fn)); }
+    size_t stage(const void* data, size_t n) { return ctx_->steps->stage(data, n); }
+
+    std::shared_ptr<GpuContext> ctx_;
+    std::unique_ptr<Buffer> scratch_[kScratchKinds];
+    BackendCounters counters_;
+    WeightStats weight_stats_;
+    std::shared_ptr<class HostRegistry> registry_;
+};
+
+std::unique_ptr<GpuBackend> make_gpu_backend(const GpuBackendOptions& options);
+
+}  // namespace ember::gpu_backend

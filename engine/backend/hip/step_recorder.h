@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+// Deferred launches with graph replay. The backend's operations do not launch at once: each records a launch
+// function and a key (its pointers, shapes and parameters), and copies its small host arguments (positions, token
+// ids, the cache length) into a staging area. At a flush point (read, synchronize) the staging area goes to the
+// device in one copy, and the step runs: from a cached graph when the same sequence of launches ran before, else
+// captured into a graph when it is the second time this sequence is seen, else launched one by one. Decode steps
+// repeat the same launches with new arguments, so after the first two tokens each step is one graph launch.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hip/kernels.h"
+
+namespace ember::gpu_backend {
+
+[[noreturn]] void fail(const std::string& what, gpu::Error e);
+inline void check(gpu::Error e, const char* what) {
+    if (e != gpu::kSuccess) fail(what, e);
+}
+
+// Launches read their staged arguments at `args` + the offsets stage() returned.
+using LaunchFn = std::function<void(const gpu_kernels::Launch&, const std::byte* args)>;
+
+struct StepStats {
+    uint64_t steps = 0;           // flushes that ran something
+    uint64_t eager_steps = 0;     // launched one by one
+    uint64_t captured_steps = 0;  // captured into a new graph (and launched)
+    uint64_t replayed_steps = 0;  // a cached graph launched
+};
+
+class StepRecorder {
+public:
+    StepRecorder(const gpu_kernels::Launch& launch, bool graphs);
+    ~StepRecorder();
+    StepRecorder(const StepRecorder&) = delete;
+    StepRecorder& operator=(const StepRecorder&) = delete;
+
+    // Copies n bytes of host arguments; returns their offset in the device argument area (16-byte aligned).
+    size_t stage(const void* data, size_t n);
+    // Appends a launch; `key` must hold every value the launch depends on besides its staged arguments.
+    void record(std::vector<uint64_t> key, LaunchFn fn);
+    void flush();
+    bool empty() const { return pending_.empty(); }
+    const StepStats& stats() const { return stats_; }
+
+private:
+    struct CachedGraph {
+        std::vector<uint64_t> signature;
+        gpu::GraphExec exec = nullptr;
+    };
+
+    void grow(size_t need);
+    void run_eager(const std::byte* args);
+    bool capture(const std::byte* args, gpu::GraphExec* exec);
+    static uint64_t hash(const std::vector<uint64_t>& v);
+
+    gpu_kernels::Launch launch_;
+    bool graphs_;
+    std::vector<LaunchFn> pending_;
+    std::vector<uint64_t> signature_;
+    std::byte* staging_ = nullptr;       // pinned host memory
+    std::byte* device_args_ = nullptr;   // device copy
+    size_t capacity_ = 0;
+    size_t used_ = 0;
+    gpu::Event copied_ = nullptr;        // the last staging -> device copy is done with the staging area
+    bool copy_pending_ = false;
+    std::list<CachedGraph> graphs_lru_;  // most recently used first
+    std::unordered_map<uint64_t, int> seen_;  // signature hash -> times run without a graph
+    StepStats stats_;
+};
+
+}  // namespace ember::gpu_backend

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+// Rotary embeddings, KV-cache writes and causal attention. Attention splits each (token, head) over S slices of
+// the cache (flash decoding): every slice keeps a running maximum, sum and weighted V sum, and a second kernel
+// merges the slices. S depends only on the batch shape, and the number of cached rows is read from device memory,
+// so a decode step keeps the same launches from one token to the next (graph replay).
+#include "quant_blocks.cuh"
+
+namespace ember::gpu_kernels {
+
+namespace {
+
+// Angles in double: at position 4095 a float angle would already be off by ~2e-4 radians.
+__global__ void rope_kernel(float* x, int64_t xs, int64_t rows, int64_t n_heads, const int32_t* positions, RopeArgs a,
+                            const float* factors) {
+    const int64_t r = blockIdx.x;
+    const int half = a.n_rot / 2;
+    for (int i = threadIdx.x; i < half; i += blockDim.x) {
+        int32_t pos = positions[r];
+        if (a.mode == 2) {
+            const int s1 = a.sections[1], s2 = a.sections[2];
+            if (i % 3 == 1 && i < 3 * s1)
+                pos = positions[rows + r];
+            else if (i % 3 == 2 && i < 3 * s2)
+                pos = positions[2 * rows + r];
+        }
+        double theta = static_cast<double>(pos) * a.freq_scale *
+                       pow(static_cast<double>(a.freq_base), -2.0 * i / a.n_rot);
+        if (factors) theta /= factors[i];
+        const float c = static_cast<float>(cos(theta)), s = static_cast<float>(sin(theta));
+        const int ia = a.mode == 0 ? 2 * i : i;
+        const int ib = a.mode == 0 ? 2 * i + 1 : i + half;
+        for (int64_t h = 0; h < n_heads; ++h) {
+            float* v = x + r * xs + h * a.head_dim;
+            const float x0 = v[ia], x1 = v[ib];
+            v[ia] = x0 * c - x1 * s;
+            v[ib] = x0 * s + x1 * c;
+        }
+    }
+}
+
+// One thread per 32 elements; Q8_0 rounds exactly as quant::quantize_row.
+__global__ void store_rows_kernel(const float* src, int64_t ss, int64_t rows, int64_t cols, uint32_t type,
+                                  uint8_t* cache, size_t cache_stride, const int32_t* positions) {
+    const int64_t chunks = cols / 32;
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= rows * chunks) return;
+    const int64_t r = i / chunks, c = i % chunks;
+    const float* in = src + r * ss + 32 * c;
+    uint8_t* dst = cache + static_cast<size_t>(positions[r]) * cache_stride;
+    if (type == kF32) {
+        float* o = reinterpret_cast<float*>(dst) + 32 * c;
+        for (int j = 0; j < 32; ++j) o[j] = in[j];
+    } else if (type == kF16) {
+        uint16_t* o = reinterpret_cast<uint16_t*>(dst) + 32 * c;
+        for (int j = 0; j < 32; ++j) o[j] = gpu::float_to_half(in[j]);
+    } else {  // Q8_0
+        uint8_t* b = dst + 34 * c;
+        float amax = 0.0f;
+        for (int j = 0; j < 32; ++j) amax = fmaxf(amax, fabsf(in[j]));
+        const float d = amax / 127.0f;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        const uint16_t dh = gpu::float_to_half(d);
+        b[0] = static_cast<uint8_t>(dh & 0xff);
+        b[1] = static_cast<uint8_t>(dh >> 8);
+        for (int j = 0; j < 32; ++j) {
+            const float v = roundf(in[j] * id);
+            b[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(v != v ? 0.0f : fminf(fmaxf(v, -127.0f), 127.0f)));
+        }
+    }
+}
+
+// Element i of a cache row (F32, F16 or Q8_0), the row given by its first byte.
+template <uint32_t T>
+__device__ __forceinline__ float cache_element(const uint8_t* row, int i) {
+    if constexpr (T == kF32) {
+        return reinterpret_cast<const float*>(row)[i];
+    } else if constexpr (T == kF16) {
+        return half_to_float(reinterpret_cast<const uint16_t*>(row)[i]);
+    } else {
+        const uint8_t* b = row + 34 * (i / 32);
+        return half_to_float(gpu::load_u16(b)) * static_cast<float>(static_cast<int8_t>(b[2 + i % 32]));
+    }
+}
+
+constexpr int kAttentionThreads = 128;
+constexpr int kMaxPerLane = 16;  // head_dim <= 16 * warp size (512 on 32-lane warps)
+
+// grid (n_head, tokens, splits). Each warp takes every warps-th cache row of the slice.
+template <uint32_t KT, int PER_LANE>
+__global__ __launch_bounds__(kAttentionThreads) void attention_split_kernel(
+    const float* q, int64_t qs, const uint8_t* kc, size_t k_stride, const uint8_t* vc, size_t v_stride,
+    const int32_t* n_kv_ptr, const int32_t* positions, AttentionArgs a, float* partial) {
+    const int h = blockIdx.x;
+    const int64_t t = blockIdx.y;
+    const int split = blockIdx.z, splits = gridDim.z;
+    const int warp = threadIdx.x / gpu::kWarpSize, lane = threadIdx.x % gpu::kWarpSize;
+    const int warps = blockDim.x / gpu::kWarpSize;
+    const int hd = a.head_dim;
+    const int kv_head = h / (a.n_head / a.n_head_kv);
+    const int64_t n_kv = *n_kv_ptr;
+    const int64_t visible = min(n_kv, static_cast<int64_t>(positions[t]) + 1);
+    const int64_t per_split = (visible + splits - 1) / splits;
+    const int64_t begin = split * per_split;
+    const int64_t end = min(visible, begin + per_split);
+
+    float qv[PER_LANE], acc[PER_LANE];
+#pragma unroll
+    for (int m = 0; m < PER_LANE; ++m) {
+        const int i = lane + m * gpu::kWarpSize;
+        qv[m] = i < hd ? q[t * qs + h * hd + i] * a.scale : 0.0f;
+        acc[m] = 0.0f;
+    }
+    float run_max = -INFINITY, run_sum = 0.0f;
+    for (int64_t j = begin + warp; j < end; j += warps) {
+        const uint8_t* krow = kc + static_cast<size_t>(j) * k_stride;
+        float s = 0.0f;
+#pragma unroll
+        for (int m = 0; m < PER_LANE; ++m) {
+            const int i = lane + m * gpu::kWarpSize;
+            if (i < hd) s += qv[m] * cache_element<KT>(krow, kv_head * hd + i);
+        }
+        s = gpu::warp_sum(s);
+        const float new_max = fmaxf(run_max, s);
+        const float correction = expf(run_max - new_max);
+        const float weight = expf(s - new_max);
+        run_sum = run_sum * correction + weight;
+        run_max = new_max;
+        const uint8_t* vrow = vc + static_cast<size_t>(j) * v_stride;
+#pragma unroll
+        for (int m = 0; m < PER_LANE; ++m) {
+            const int i = lane + m * gpu::kWarpSize;
+            acc[m] = acc[m] * correction + (i < hd ? weight * cache_element<KT>(vrow, kv_head * hd + i) : 0.0f);
+        }
+    }
+
+    // Merge the warps of the block: partial layout per (t, h, split) is [max, sum, acc[hd]].
+    __shared__ float w_max[32], w_sum[32];
+    __shared__ float w_acc[kAttentionThreads / 32 + 1][512];
+    if (lane == 0) {
+        w_max[warp] = run_max;
+        w_sum[warp] = run_sum;
+    }
+#pragma unroll
+    for (int m = 0; m < PER_LANE; ++m) {
+        const int i = lane + m * gpu::kWarpSize;
+        if (i < hd) w_acc[warp][i] = acc[m];
+    }
+    __syncthreads();
+    float total_max = -INFINITY;
+    for (int w = 0; w < warps; ++w) total_max = fmaxf(total_max, w_max[w]);
+    float* out = partial + ((t * a.n_head + h) * splits + split) * static_cast<int64_t>(hd + 2);
+    float total_sum = 0.0f;
+    for (int w = 0; w < warps; ++w)
+        if (w_max[w] > -INFINITY) total_sum += w_sum[w] * expf(w_max[w] - total_max);
+    for (int i = threadIdx.x; i < hd; i += blockDim.x) {
+        float v = 0.0f;
+        for (int w = 0; w < warps; ++w)
+            if (w_max[w] > -INFINITY) v += w_acc[w][i] * expf(w_max[w] - total_max);
+        out[2 + i] = v;
+    }
+    if (threadIdx.x == 0) {
+        out[0] = total_max;
+        out[1] = total_sum;
+    }
+}
+
+// grid (n_head, tokens): merges the slices into out[t, h * hd ...].
+__global__ void attention_merge_kernel(const float* partial, int splits, AttentionArgs a, float* out, int64_t os) {
+    const int h = blockIdx.x;
+    const int64_t t = blockIdx.y;
+    const int hd = a.head_dim;
+    const float* p = partial + (t * a.n_head + h) * splits * static_cast<int64_t>(hd + 2);
+    float m = -INFINITY;
+    for (int s = 0; s < splits; ++s) m = fmaxf(m, p[s * (hd + 2)]);
+    float sum = 0.0f;
+    for (int s = 0; s < splits; ++s) {
+        const float ms = p[s * (hd + 2)];
+        if (ms > -INFINITY) sum += p[s * (hd + 2) + 1] * expf(ms - m);
+    }
+    const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+    for (int i = threadIdx.x; i < hd; i += blockDim.x) {
+        float v = 0.0f;
+        for (int s = 0; s < splits; ++s) {
+            const float ms = p[s * (hd + 2)];
+            if (ms > -INFINITY) v += p[s * (hd + 2) + 2 + i] * expf(ms - m);
+        }
+        out[t * os + h * hd + i] = v * inv;
+    }
+}
+
+int split_count(const Launch& l, int64_t tokens, int n_head) {
+    const int64_t blocks = tokens * n_head;
+    const int64_t want = (4 * static_cast<int64_t>(l.multiprocessors) + blocks - 1) / blocks;
+    return static_cast<int>(want < 1 ? 1 : want > 32 ? 32 : want);
+}
+
+}  // namespace
+
+void rope(const Launch& l, const Rows& x, const int32_t* positions, const RopeArgs& a, const float* freq_factors) {
+    rope_kernel<<<static_cast<unsigned>(x.rows), 64, 0, l.stream>>>(x.data, x.stride, x.rows, x.cols / a.head_dim,
+                                                                    positions, a, freq_factors);
+}
+
+void store_rows(const Launch& l, const Rows& src, const TypedRows& cache, const int32_t* positions) {
+    const int64_t n = src.rows * (src.cols / 32);
+    if (n == 0) return;
+    store_rows_kernel<<<static_cast<unsigned>((n + 63) / 64), 64, 0, l.stream>>>(
+        src.data, src.stride, src.rows, src.cols, cache.type, cache.data, cache.row_stride, positions);
+}
+
+size_t attention_scratch_floats(const Launch& l, int64_t tokens, const AttentionArgs& a) {
+    return static_cast<size_t>(tokens * a.n_head * split_count(l, tokens, a.n_head)) * (a.head_dim + 2);
+}
+
+void attention(const Launch& l, const Rows& q, const TypedRows& k_cache, const TypedRows& v_cache,
+               const int32_t* n_kv, const int32_t* positions, const AttentionArgs& a, const Rows& out,
+               float* scratch) {
+    const int splits = split_count(l, q.rows, a.n_head);
+    const dim3 grid(static_cast<unsigned>(a.n_head), static_cast<unsigned>(q.rows), static_cast<unsigned>(splits));
+    const auto launch = [&]<uint32_t KT, int PER_LANE>() {
+        attention_split_kernel<KT, PER_LANE><<<grid, kAttentionThreads, 0, l.stream>>>(
+            q.data, q.stride, k_cache.data, k_cache.row_stride, v_cache.data, v_cache.row_stride, n_kv, positions, a,
+            scratch);
+    };
+    const auto with_type = [&]<int PER_LANE>() {
+        if (k_cache.type == kF32)
+            launch.template operator()<kF32, PER_LANE>();
+        else if (k_cache.type == kF16)
+            launch.template operator()<kF16, PER_LANE>();
+        else
+            launch.template operator()<kQ8_0, PER_LANE>();
+    };
+    // Elements per lane: head_dim / 32 rounded up (hipcc's wave64 targets use half as many).
+    const int per_lane = (a.head_dim + 31) / 32;
+    if (per_lane <= 2)
+        with_type.template operator()<2>();
+    else if (per_lane <= 4)
+        with_type.template operator()<4>();
+    else if (per_lane <= 8)
+        with_type.template operator()<8>();
+    else
+        with_type.template operator()<kMaxPerLane>();
+    attention_merge_kernel<<<dim3(static_cast<unsigned>(a.n_head), static_cast<unsigned>(q.rows)), 64, 0,
+                             l.stream>>>(scratch, splits, a, out.data, out.stride);
+}
+
+}  // namespace ember::gpu_kernels

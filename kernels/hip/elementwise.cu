@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+// Elementwise and row-wise operations on F32 rows (strided views allowed): add, mul, scale, unary functions,
+// gated activations, RMS / L2 / gated RMS norms, softmax, and the mixture-of-experts combine.
+#include "gpu_device.cuh"
+#include "kernels.h"
+
+namespace ember::gpu_kernels {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+dim3 elementwise_grid(const Rows& x) {
+    const int64_t per_row = (x.cols + kThreads - 1) / kThreads;
+    return dim3(static_cast<unsigned>(per_row), static_cast<unsigned>(x.rows));
+}
+
+__device__ __forceinline__ float silu(float v) { return v / (1.0f + expf(-v)); }
+__device__ __forceinline__ float sigmoid(float v) { return 1.0f / (1.0f + expf(-v)); }
+__device__ __forceinline__ float softplus(float v) { return v > 20.0f ? v : log1pf(expf(v)); }
+__device__ __forceinline__ float gelu_tanh(float v) {
+    constexpr float sqrt_2_over_pi = 0.7978845608028654f;
+    return 0.5f * v * (1.0f + tanhf(sqrt_2_over_pi * (v + 0.044715f * v * v * v)));
+}
+
+__device__ __forceinline__ float apply(Unary op, float v) {
+    switch (op) {
+        case Unary::silu: return silu(v);
+        case Unary::sigmoid: return sigmoid(v);
+        case Unary::softplus: return softplus(v);
+        case Unary::exp: return expf(v);
+        default: return gelu_tanh(v);
+    }
+}
+
+enum class Binary { add, mul };
+
+// b_mode: 0 same shape, 1 one row, 2 one column.
+__global__ void binary_kernel(Binary op, const float* a, int64_t as, const float* b, int64_t bs, int b_mode, float* out,
+                              int64_t os, int64_t cols) {
+    const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int64_t r = blockIdx.y;
+    if (c >= cols) return;
+    const float va = a[r * as + c];
+    const float vb = b_mode == 0 ? b[r * bs + c] : b_mode == 1 ? b[c] : b[r * bs];
+    out[r * os + c] = op == Binary::add ? va + vb : va * vb;
+}
+
+__global__ void unary_kernel(Unary op, float s, const float* x, int64_t xs, float* out, int64_t os, int64_t cols,
+                             bool scale_only) {
+    const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int64_t r = blockIdx.y;
+    if (c >= cols) return;
+    const float v = x[r * xs + c];
+    out[r * os + c] = scale_only ? v * s : apply(op, v);
+}
+
+__global__ void gated_kernel(Unary act, const float* g, int64_t gs, const float* u, int64_t us, float* out, int64_t os,
+                             int64_t cols) {
+    const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int64_t r = blockIdx.y;
+    if (c >= cols) return;
+    out[r * os + c] = apply(act, g[r * gs + c]) * u[r * us + c];
+}
+
+// Sum over the block (blockDim.x a multiple of the warp size, at most 1024 threads).
+__device__ float block_sum(float v) {
+    __shared__ float partial[32];
+    v = gpu::warp_sum(v);
+    const int warp = threadIdx.x / gpu::kWarpSize, lane = threadIdx.x % gpu::kWarpSize;
+    const int warps = blockDim.x / gpu::kWarpSize;
+    __syncthreads();
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    float total = 0.0f;
+    for (int i = 0; i < warps; ++i) total += partial[i];
+    return total;
+}
+
+__device__ float block_max(float v) {
+    __shared__ float partial[32];
+    v = gpu::warp_max(v);
+    const int warp = threadIdx.x / gpu::kWarpSize, lane = threadIdx.x % gpu::kWarpSize;
+    const int warps = blockDim.x / gpu::kWarpSize;
+    __syncthreads();
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    float m = -INFINITY;
+    for (int i = 0; i < warps; ++i) m = fmaxf(m, partial[i]);
+    return m;
+}
+
+// One block per row. z: gate rows for the gated form (nullptr otherwise). weight: n elements (n = cols).
+__global__ void rms_norm_kernel(const float* x, int64_t xs, const float* w, const float* z, int64_t zs, float eps,
+                                float* out, int64_t os, int64_t cols) {
+    const int64_t r = blockIdx.x;
+    const float* in = x + r * xs;
+    float sum = 0.0f;
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) sum += in[c] * in[c];
+    sum = block_sum(sum);
+    const float inv = 1.0f / sqrtf(sum / static_cast<float>(cols) + eps);
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
+        float v = in[c] * inv * w[c];
+        if (z) v *= silu(z[r * zs + c]);
+        out[r * os + c] = v;
+    }
+}
+
+// One block per row; each run of head_dim elements normalized separately (one warp per head at a time).
+__global__ void l2_norm_kernel(const float* x, int64_t xs, int head_dim, float eps, float* out, int64_t os,
+                               int64_t cols) {
+    const int64_t r = blockIdx.x;
+    const int warp = threadIdx.x / gpu::kWarpSize, lane = threadIdx.x % gpu::kWarpSize;
+    const int warps = blockDim.x / gpu::kWarpSize;
+    for (int64_t h = warp; h < cols / head_dim; h += warps) {
+        const float* in = x + r * xs + h * head_dim;
+        float sum = 0.0f;
+        for (int i = lane; i < head_dim; i += gpu::kWarpSize) sum += in[i] * in[i];
+        sum = gpu::warp_sum(sum);
+        const float inv = 1.0f / fmaxf(sqrtf(sum), eps);
+        float* o = out + r * os + h * head_dim;
+        for (int i = lane; i < head_dim; i += gpu::kWarpSize) o[i] = in[i] * inv;
+    }
+}
+
+__global__ void softmax_kernel(float* x, int64_t xs, int64_t cols) {
+    float* p = x + static_cast<int64_t>(blockIdx.x) * xs;
+    float m = -INFINITY;
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) m = fmaxf(m, p[c]);
+    m = block_max(m);
+    float sum = 0.0f;
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
+        const float e = expf(p[c] - m);
+        p[c] = e;
+        sum += e;
+    }
+    sum = block_sum(sum);
+    const float inv = 1.0f / sum;
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) p[c] *= inv;
+}
+
+// out[t, c] = sum_j weights[t, j] * y[t * k + j, c]
+__global__ void moe_combine_kernel(const float* y, int64_t ys, const float* wts, int64_t wss, int k, float* out,
+                                   int64_t os, int64_t cols) {
+    const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int64_t t = blockIdx.y;
+    if (c >= cols) return;
+    float sum = 0.0f;
+    for (int j = 0; j < k; ++j) sum += wts[t * wss + j] * y[(t * k + j) * ys + c];
+    out[t * os + c] = sum;
+}
+
+}  // namespace
+
+void add(const Launch& l, const Rows& a, const Rows& b, const Rows& out) {
+    const int mode = b.rows == a.rows ? 0 : 1;
+    binary_kernel<<<elementwise_grid(a), kThreads, 0, l.stream>>>(Binary::add, a.data, a.stride, b.data, b.stride, mode,
+                                                                  out.data, out.stride, a.cols);
+}
+
+void mul(const Launch& l, const Rows& a, const Rows& b, const Rows& out) {
+    const int mode = b.cols == a.cols ? (b.rows == a.rows ? 0 : 1) : 2;
+    binary_kernel<<<elementwise_grid(a), kThreads, 0, l.stream>>>(Binary::mul, a.data, a.stride, b.data, b.stride, mode,
+                                                                  out.data, out.stride, a.cols);
+}
+
+void scale(const Launch& l, const Rows& x, float s, const Rows& out) {
+    unary_kernel<<<elementwise_grid(x), kThreads, 0, l.stream>>>(Unary::exp, s, x.data, x.stride, out.data, out.stride,
+                                                                 x.cols, true);
+}
+
+void unary(const Launch& l, Unary op, const Rows& x, const Rows& out) {
+    unary_kernel<<<elementwise_grid(x), kThreads, 0, l.stream>>>(op, 0.0f, x.data, x.stride, out.data, out.stride,
+                                                                 x.cols, false);
+}
+
+void gated_activation(const Launch& l, Unary act, const Rows& gate, const Rows& up, const Rows& out) {
+    gated_kernel<<<elementwise_grid(gate), kThreads, 0, l.stream>>>(act, gate.data, gate.stride, up.data, up.stride,
+                                                                    out.data, out.stride, gate.cols);
+}
+
+void rms_norm(const Launch& l, const Rows& x, const float* weight, float eps, const Rows& out) {
+    rms_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(x.data, x.stride, weight, nullptr, 0, eps,
+                                                                              out.data, out.stride, x.cols);
+}
+
+void rms_norm_gated(const Launch& l, const Rows& x, const float* weight, const Rows& z, float eps, const Rows& out) {
+    rms_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(x.data, x.stride, weight, z.data,
+                                                                              z.stride, eps, out.data, out.stride,
+                                                                              x.cols);
+}
+
+void l2_norm(const Launch& l, const Rows& x, int head_dim, float eps, const Rows& out) {
+    l2_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(x.data, x.stride, head_dim, eps, out.data,
+                                                                             out.stride, x.cols);
+}
+
+void softmax(const Launch& l, const Rows& x) {
+    softmax_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(x.data, x.stride, x.cols);
+}
+
+void moe_combine(const Launch& l, const Rows& y, const Rows& weights, const Rows& out) {
+    const int k = static_cast<int>(weights.cols);
+    moe_combine_kernel<<<elementwise_grid(out), kThreads, 0, l.stream>>>(y.data, y.stride, weights.data,
+                                                                         weights.stride, k, out.data, out.stride,
+                                                                         out.cols);
+}
+
+}  // namespace ember::gpu_kernels

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+// Host entry points of the HIP/CUDA kernels: each function validates nothing and only enqueues work on the given
+// stream (the caller, engine/backend/hip, checks shapes and turns misuse into ember::Error). All pointers are
+// device pointers. Arguments that change from one decode step to the next (positions, token ids, the number of
+// cached rows) are read by the kernels from device memory, so that a step's launches can be captured once into a
+// graph and replayed. Plain C++: host files include this without a device compiler.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpu_runtime.h"
+
+namespace ember::gpu_kernels {
+
+// GGUF tensor type ids of the types the kernels decode (gguf::TensorType values).
+enum : uint32_t {
+    kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8,
+    kQ2_K = 10, kQ3_K = 11, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kBF16 = 30, kMXFP4 = 39,
+    kRocmfp4 = 100, kRocmfp4Fast = 101, kRocmfp6 = 102, kRocmfp8 = 103, kRocmfp3 = 104,
+};
+
+bool weight_type_supported(uint32_t type);
+// Types whose mat x vec runs on 8-bit activations with integer dot products (ROCmFP4 dual/FAST, Q4_0, Q8_0).
+bool has_integer_matvec(uint32_t type);
+
+struct Launch {
+    gpu::Stream stream = nullptr;
+    int multiprocessors = 1;
+};
+
+// A weight matrix in GGUF's row layout.
+struct Weights {
+    uint32_t type = kF32;
+    const uint8_t* data = nullptr;
+    int64_t rows = 0, cols = 0;
+    size_t row_stride = 0;  // bytes
+};
+
+// F32 rows; stride in elements.
+struct Rows {
+    float* data = nullptr;
+    int64_t rows = 0, cols = 0, stride = 0;
+};
+
+// Rows of any storable type (caches, convert).
+struct TypedRows {
+    uint32_t type = kF32;
+    uint8_t* data = nullptr;
+    int64_t rows = 0, cols = 0;
+    size_t row_stride = 0;  // bytes
+};
+
+// --- matrix products -------------------------------------------------------------------------------------------
+// Activations as blocks of 32 int8 with their scale (Q8_1 style: d and d * sum of the codes).
+size_t q8_1_bytes(int64_t rows, int64_t cols);
+void quantize_q8_1(const Launch& l, const Rows& x, void* out);
+// Mat x vec for up to kMaxMatvecTokens tokens: out[t, r] = w[r, :] . x[t, :] (+ bias[r]).
+inline constexpr int64_t kMaxMatvecTokens = 8;
+void matvec_integer(const Launch& l, const Weights& w, const void* xq, int64_t tokens, const Rows& out,
+                    const float* bias);
+void matvec_float(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias);
+// Any number of tokens: weights decoded into shared-memory tiles.
+void matmul_tiled(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias);
+
+// Mixture of experts. w holds n_experts matrices of w.rows / n_experts rows; ids [tokens, k] (I32, device).
+// out[t * k + j] = W_{ids[t, j]} . x[r] with r = t (x_per_slot false) or t * k + j. Ids outside [0, n_experts)
+// give a zero row.
+void matvec_experts_integer(const Launch& l, const Weights& w, int64_t n_experts, const void* xq, bool x_per_slot,
+                            const int32_t* ids, int64_t tokens, int k, const Rows& out);
+void matvec_experts_float(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot,
+                          const int32_t* ids, int64_t tokens, int k, const Rows& out);
+// The batched form: slots grouped by expert (scratch: expert_group_bytes), then one tiled product per expert.
+size_t expert_group_bytes(int64_t n_experts, int64_t slots);
+void matmul_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot,
+                            const int32_t* ids, int64_t tokens, int k, const Rows& out, void* scratch);
+
+// --- rows and elementwise ----------------------------------------------------------------------------------------
+// out[i] = table[ids[i]] as F32 (ids checked by the caller).
+void get_rows(const Launch& l, const Weights& table, const int32_t* ids, const Rows& out);
+void convert_rows(const Launch& l, const TypedRows& src, const TypedRows& dst);
+// b has a.rows rows, one row (broadcast), or (mul only) one column (row r scaled by b[r, 0]).
+void add(const Launch& l, const Rows& a, const Rows& b, const Rows& out);
+void mul(const Launch& l, const Rows& a, const Rows& b, const Rows& out);
+void scale(const Launch& l, const Rows& x, float s, const Rows& out);
+enum class Unary : int { silu, sigmoid, softplus, exp, gelu };
+void unary(const Launch& l, Unary op, const Rows& x, const Rows& out);
+// out = act(gate) * up, act silu or gelu.
+void gated_activation(const Launch& l, Unary act, const Rows& gate, const Rows& up, const Rows& out);
+void rms_norm(const Launch& l, const Rows& x, const float* weight, float eps, const Rows& out);
+void rms_norm_gated(const Launch& l, const Rows& x, const float* weight, const Rows& z, float eps, const Rows& out);
+void l2_norm(const Launch& l, const Rows& x, int head_dim, float eps, const Rows& out);
+void softmax(const Launch& l, const Rows& x);
+
+// --- positions and attention -------------------------------------------------------------------------------------
+struct RopeArgs {
+    int head_dim = 0, n_rot = 0;
+    int mode = 0;  // 0 normal, 1 neox, 2 multi_interleaved (positions hold 3 values per row, axis-major)
+    float freq_base = 10000.0f, freq_scale = 1.0f;
+    int sections[4] = {0, 0, 0, 0};
+};
+void rope(const Launch& l, const Rows& x, const int32_t* positions, const RopeArgs& a, const float* freq_factors);
+// Row i of src (F32) into row positions[i] of cache (F32, F16 or Q8_0).
+void store_rows(const Launch& l, const Rows& src, const TypedRows& cache, const int32_t* positions);
+struct AttentionArgs {
+    int n_head = 0, n_head_kv = 0, head_dim = 0;
+    float scale = 0.0f;
+};
+// Scratch floats needed for `tokens` queries.
+size_t attention_scratch_floats(const Launch& l, int64_t tokens, const AttentionArgs& a);
+// n_kv: device pointer to the number of cache rows in use.
+void attention(const Launch& l, const Rows& q, const TypedRows& k_cache, const TypedRows& v_cache,
+               const int32_t* n_kv, const int32_t* positions, const AttentionArgs& a, const Rows& out, float* scratch);
+
+// --- recurrent layers and routing ----------------------------------------------------------------------------------
+// weight [C rows, K cols] F32; state [K - 1, C].
+void conv1d_causal(const Launch& l, const Rows& x, const Rows& weight, const Rows& state, const Rows& out);
+struct DeltaRuleArgs {
+    Rows q, k, v, g, beta, state, out;
+    float* snapshots = nullptr;  // [n_snapshots, n_v_heads * d_k * d_v] or nullptr
+    int64_t n_snapshots = 0;
+    int n_k_heads = 0, n_v_heads = 0, d_k = 0, d_v = 0;
+    float q_scale = 1.0f;
+};
+void delta_rule(const Launch& l, const DeltaRuleArgs& a);
+// ids (I32) and weights (F32): [T, k] rows with strides in elements.
+void moe_route(const Launch& l, const Rows& logits, int k, int32_t* ids, int64_t ids_stride, const Rows& weights);
+void moe_combine(const Launch& l, const Rows& y, const Rows& weights, const Rows& out);
+
+}  // namespace ember::gpu_kernels

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+// Mat x vec for decode and small verify batches (up to 8 tokens), the memory-bound hot path. A group of LPR lanes
+// owns one weight row; lane l walks blocks l, l + LPR, ... so that a group reads its row front to back.
+//   integer path (ROCmFP4 dual/FAST, Q4_0, Q8_0): activations quantized once to Q8_1-style blocks, weights
+//     expanded to int8 (ROCmFP4 through byte-permute codebook lookups, rocmfp4.md §7.2), 4 x int8 dot products;
+//   float path (every other type): decode32 to floats, fp32 dot products.
+// The expert forms pick each slot's matrix from ids on the device.
+#include "matvec_common.cuh"
+
+namespace ember::gpu_kernels {
+
+namespace {
+
+// Q8_1-style activation block: y = d * q; s = d * sum(q) (for the offset of Q4_0).
+struct alignas(8) ActBlock {
+    float d;
+    float s;
+    int32_t q[8];
+};
+static_assert(sizeof(ActBlock) == 40);
+
+__global__ void quantize_q8_1_kernel(const float* x, int64_t rows, int64_t cols, int64_t stride, ActBlock* out) {
+    const int64_t nb = cols / 32;
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= rows * nb) return;
+    const int64_t r = i / nb, b = i % nb;
+    const float* src = x + r * stride + 32 * b;
+    float v[32];
+    float amax = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 32; ++j) {
+        v[j] = src[j];
+        amax = fmaxf(amax, fabsf(v[j]));
+    }
+    const float d = amax / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    ActBlock blk;
+    int sum = 0;
+#pragma unroll
+    for (int w = 0; w < 8; ++w) {
+        uint32_t packed = 0;
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const int q = static_cast<int>(fminf(fmaxf(roundf(v[4 * w + j] * id), -127.0f), 127.0f));
+            sum += q;
+            packed |= static_cast<uint32_t>(q & 0xff) << (8 * j);
+        }
+        blk.q[w] = static_cast<int32_t>(packed);
+    }
+    blk.d = d;
+    blk.s = d * static_cast<float>(sum);
+    out[i] = blk;
+}
+
+// Four ROCmFP4 codes (one per byte, 0..15) to their int8 values: two 8-entry byte-permute lookups, one for the
+// positive half of the codebook and one for the negative half, selected per byte by the code's sign bit.
+__device__ __forceinline__ uint32_t rocmfp4_values(uint32_t codes) {
+    const uint32_t idx = codes & 0x07070707u;
+    const uint32_t positive = gpu::lookup8(0x03020100u, 0x0a080604u, idx);
+    const uint32_t negative = gpu::lookup8(0xfdfeff00u, 0xf6f8fafcu, idx);
+    const uint32_t mask = ((codes >> 3) & 0x01010101u) * 0xffu;
+    return gpu::select_bytes(mask, negative, positive);
+}
+
+// One weight block against the activation blocks of NT tokens.
+template <int T, int NT>
+__device__ __forceinline__ void integer_block(const uint8_t* blk, const ActBlock* x, int64_t x_step, float (&acc)[NT]) {
+    int v[8];
+    float s0 = 0.0f, s1 = 0.0f;
+    if constexpr (T == kRocmfp4 || T == kRocmfp4Fast) {
+        uint32_t w[5];
+        gpu::load_unaligned<T == kRocmfp4 ? 18 : 17>(blk, w);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            v[i] = static_cast<int>(rocmfp4_values(w[i] & 0x0f0f0f0fu));
+            v[4 + i] = static_cast<int>(rocmfp4_values((w[i] >> 4) & 0x0f0f0f0fu));
+        }
+        s0 = rocmfp_scale(static_cast<uint8_t>(w[4] & 0xff));
+        s1 = T == kRocmfp4 ? rocmfp_scale(static_cast<uint8_t>((w[4] >> 8) & 0xff)) : s0;
+    } else if constexpr (T == kQ4_0) {
+        uint32_t w[4];
+        gpu::load_unaligned<16>(blk + 2, w);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            v[i] = static_cast<int>(w[i] & 0x0f0f0f0fu);
+            v[4 + i] = static_cast<int>((w[i] >> 4) & 0x0f0f0f0fu);
+        }
+        s0 = half_to_float(gpu::load_u16(blk));
+    } else {  // Q8_0
+        uint32_t w[8];
+        gpu::load_unaligned<32>(blk + 2, w);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) v[i] = static_cast<int>(w[i]);
+        s0 = half_to_float(gpu::load_u16(blk));
+    }
+#pragma unroll
+    for (int t = 0; t < NT; ++t) {
+        const ActBlock& a = x[t * x_step];
+        if constexpr (T == kRocmfp4) {
+            int lo = 0, hi = 0;
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                lo = gpu::dot4_i8(v[i], a.q[i], lo);
+                hi = gpu::dot4_i8(v[4 + i], a.q[4 + i], hi);
+            }
+            acc[t] += a.d * (s0 * static_cast<float>(lo) + s1 * static_cast<float>(hi));
+        } else {
+            int sum = 0;
+#pragma unroll
+            for (int i = 0; i < 8; ++i) sum = gpu::dot4_i8(v[i], a.q[i], sum);
+            if constexpr (T == kQ4_0)
+                acc[t] += s0 * (a.d * static_cast<float>(sum) - 8.0f * a.s);
+            else
+                acc[t] += s0 * a.d * static_cast<float>(sum);
+        }
+    }
+}
+
+// Row `row` of `w` (block bytes BB) against NT tokens; the LPR lanes of a group each return a partial sum.
+template <int T, int NT, int LPR>
+__device__ __forceinline__ void integer_row(const uint8_t* row, int nb, const ActBlock* x, int64_t x_step, int lane,
+                                            float (&acc)[NT]) {
+    constexpr int kBlockBytes = T == kRocmfp4 ? 18 : T == kRocmfp4Fast ? 17 : T == kQ4_0 ? 18 : 34;
+    for (int b = lane; b < nb; b += LPR) integer_block<T, NT>(row + static_cast<size_t>(b) * kBlockBytes, x + b, x_step, acc);
+}
+
+template <int T, int NT, int LPR>
+__global__ void matvec_integer_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int nb, const ActBlock* x,
+                                      float* out, int64_t out_stride, const float* bias) {
+    const int lane = threadIdx.x % LPR;
+    const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / LPR) + threadIdx.x / LPR;
+    float acc[NT] = {};
+    if (row < rows) integer_row<T, NT, LPR>(w + row * row_stride, nb, x, nb, lane, acc);
+#pragma unroll
+    for (int t = 0; t < NT; ++t) {
+        const float sum = group_sum<LPR>(acc[t]);
+        if (lane == 0 && row < rows) out[t * out_stride + row] = sum + (bias ? bias[row] : 0.0f);
+    }
+}
+
+// grid.y: slot s = t * k + j of the expert form.
+template <int T, int LPR>
+__global__ void matvec_experts_integer_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t n_experts,
+                                              int nb, const ActBlock* x, bool x_per_slot, const int32_t* ids, int k,
+                                              float* out, int64_t out_stride) {
+    const int lane = threadIdx.x % LPR;
+    const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / LPR) + threadIdx.x / LPR;
+    const int64_t slot = blockIdx.y;
+    const int32_t e = ids[slot];
+    const bool valid = e >= 0 && e < n_experts;
+    float acc[1] = {0.0f};
+    if (row < rows && valid) {
+        const ActBlock* xs = x + (x_per_slot ? slot : slot / k) * nb;
+        integer_row<T, 1, LPR>(w + (static_cast<int64_t>(e) * rows + row) * row_stride, nb, xs, nb, lane, acc);
+    }
+    const float sum = group_sum<LPR>(acc[0]);
+    if (lane == 0 && row < rows) out[slot * out_stride + row] = sum;
+}
+
+// --- float path --------------------------------------------------------------------------------------------------
+
+template <int T, int NT, int LPR>
+__device__ __forceinline__ void float_row(const uint8_t* row, int64_t cols, const float* x, int64_t x_stride, int lane,
+                                          float (&acc)[NT]) {
+    const int64_t chunks = (cols + 31) / 32;
+    for (int64_t c = lane; c < chunks; c += LPR) {
+        float wv[32];
+        decode32<T>(row, c, wv);
+        const int n = cols - 32 * c < 32 ? static_cast<int>(cols - 32 * c) : 32;  // float types may end mid-chunk
+#pragma unroll
+        for (int t = 0; t < NT; ++t) {
+            const float* xt = x + t * x_stride + 32 * c;
+            float s = 0.0f;
+            if (n == 32) {
+#pragma unroll
+                for (int i = 0; i < 32; ++i) s += wv[i] * xt[i];
+            } else {
+                for (int i = 0; i < n; ++i) s += wv[i] * xt[i];
+            }
+            acc[t] += s;
+        }
+    }
+}
+
+template <int T, int NT, int LPR>
+__global__ void matvec_float_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t cols, const float* x,
+                                    int64_t x_stride, float* out, int64_t out_stride, const float* bias) {
+    const int lane = threadIdx.x % LPR;
+    const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / LPR) + threadIdx.x / LPR;
+    float acc[NT] = {};
+    if (row < rows) float_row<T, NT, LPR>(w + row * row_stride, cols, x, x_stride, lane, acc);
+#pragma unroll
+    for (int t = 0; t < NT; ++t) {
+        const float sum = group_sum<LPR>(acc[t]);
+        if (lane == 0 && row < rows) out[t * out_stride + row] = sum + (bias ? bias[row] : 0.0f);
+    }
+}
+
+template <int T, int LPR>
+__global__ void matvec_experts_float_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t n_experts,
+                                            int64_t cols, const float* x, int64_t x_stride, bool x_per_slot,
+                                            const int32_t* ids, int k, float* out, int64_t out_stride) {
+    const int lane = threadIdx.x % LPR;
+    const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / LPR) + threadIdx.x / LPR;
+    const int64_t slot = blockIdx.y;
+    const int32_t e = ids[slot];
+    float acc[1] = {0.0f};
+    if (row < rows && e >= 0 && e < n_experts) {
+        const float* xs = x + (x_per_slot ? slot : slot / k) * x_stride;
+        float_row<T, 1, LPR>(w + (static_cast<int64_t>(e) * rows + row) * row_stride, cols, xs, x_stride, lane, acc);
+    }
+    const float sum = group_sum<LPR>(acc[0]);
+    if (lane == 0 && row < rows) out[slot * out_stride + row] = sum;
+}
+
+constexpr int kThreads = 128;
+
+// Lanes per row: 32 for rows of at least 32 blocks, else 16 (short rows such as the expert down projections).
+template <typename F>
+void with_lanes(int64_t chunks, F&& f) {
+    if (chunks >= 32)
+        f.template operator()<32>();
+    else
+        f.template operator()<16>();
+}
+
+template <typename F>
+void with_tokens(int64_t tokens, F&& f) {
+    switch (tokens) {
+        case 1: f.template operator()<1>(); break;
+        case 2: f.template operator()<2>(); break;
+        case 4: f.template operator()<4>(); break;
+        default: f.template operator()<8>(); break;
+    }
+}
+
+// Token counts are split into runs of 8, 4, 2 and 1 so that only those four instances exist.
+int64_t token_run(int64_t left) { return left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1; }
+
+template <typename F>
+bool dispatch_integer_type(uint32_t type, F&& f) {
+    switch (type) {
+        case kRocmfp4: f.template operator()<kRocmfp4>(); return true;
+        case kRocmfp4Fast: f.template operator()<kRocmfp4Fast>(); return true;
+        case kQ4_0: f.template operator()<kQ4_0>(); return true;
+        case kQ8_0: f.template operator()<kQ8_0>(); return true;
+        default: return false;
+    }
+}
+
+}  // namespace
+
+bool has_integer_matvec(uint32_t type) {
+    return type == kRocmfp4 || type == kRocmfp4Fast || type == kQ4_0 || type == kQ8_0;
+}
+
+size_t q8_1_bytes(int64_t rows, int64_t cols) { return static_cast<size_t>(rows * (cols / 32)) * sizeof(ActBlock); }
+
+void quantize_q8_1(const Launch& l, const Rows& x, void* out) {
+    const int64_t n = x.rows * (x.cols / 32);
+    if (n == 0) return;
+    quantize_q8_1_kernel<<<static_cast<unsigned>((n + 127) / 128), 128, 0, l.stream>>>(
+        x.data, x.rows, x.cols, x.stride, static_cast<ActBlock*>(out));
+}
+
+void matvec_integer(const Launch& l, const Weights& w, const void* xq, int64_t tokens, const Rows& out,
+                    const float* bias) {
+    const int nb = static_cast<int>(w.cols / 32);
+    const auto* x = static_cast<const ActBlock*>(xq);
+    for (int64_t t0 = 0; t0 < tokens;) {
+        const int64_t run = token_run(tokens - t0);
+        dispatch_integer_type(w.type, [&]<int T>() {
+            with_lanes(nb, [&]<int LPR>() {
+                with_tokens(run, [&]<int NT>() {
+                    const unsigned grid = static_cast<unsigned>((w.rows + kThreads / LPR - 1) / (kThreads / LPR));
+                    matvec_integer_kernel<T, NT, LPR><<<grid, kThreads, 0, l.stream>>>(
+                        w.data, w.row_stride, w.rows, nb, x + t0 * nb, out.data + t0 * out.stride, out.stride, bias);
+                });
+            });
+        });
+        t0 += run;
+    }
+}
+
+void matvec_float(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias) {
+    const int64_t chunks = (w.cols + 31) / 32;
+    for (int64_t t0 = 0; t0 < x.rows;) {
+        const int64_t run = token_run(x.rows - t0);
+        dispatch_weight_type(w.type, [&]<int T>() {
+            with_lanes(chunks, [&]<int LPR>() {
+                with_tokens(run, [&]<int NT>() {
+                    const unsigned grid = static_cast<unsigned>((w.rows + kThreads / LPR - 1) / (kThreads / LPR));
+                    matvec_float_kernel<T, NT, LPR><<<grid, kThreads, 0, l.stream>>>(
+                        w.data, w.row_stride, w.rows, w.cols, x.data + t0 * x.stride, x.stride,
+                        out.data + t0 * out.stride, out.stride, bias);
+                });
+            });
+        });
+        t0 += run;
+    }
+}
+
+void matvec_experts_integer(const Launch& l, const Weights& w, int64_t n_experts, const void* xq, bool x_per_slot,
+                            const int32_t* ids, int64_t tokens, int k, const Rows& out) {
+    const int nb = static_cast<int>(w.cols / 32);
+    const int64_t rows = w.rows / n_experts;
+    dispatch_integer_type(w.type, [&]<int T>() {
+        with_lanes(nb, [&]<int LPR>() {
+            const dim3 grid(static_cast<unsigned>((rows + kThreads / LPR - 1) / (kThreads / LPR)),
+                            static_cast<unsigned>(tokens * k));
+            matvec_experts_integer_kernel<T, LPR><<<grid, kThreads, 0, l.stream>>>(
+                w.data, w.row_stride, rows, n_experts, nb, static_cast<const ActBlock*>(xq), x_per_slot, ids, k,
+                out.data, out.stride);
+        });
+    });
+}
+
+void matvec_experts_float(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot,
+                          const int32_t* ids, int64_t tokens, int k, const Rows& out) {
+    const int64_t rows = w.rows / n_experts;
+    dispatch_weight_type(w.type, [&]<int T>() {
+        with_lanes((w.cols + 31) / 32, [&]<int LPR>() {
+            const dim3 grid(static_cast<unsigned>((rows + kThreads / LPR - 1) / (kThreads / LPR)),
+                            static_cast<unsigned>(tokens * k));
+            matvec_experts_float_kernel<T, LPR><<<grid, kThreads, 0, l.stream>>>(
+                w.data, w.row_stride, rows, n_experts, w.cols, x.data, x.stride, x_per_slot, ids, k, out.data,
+                out.stride);
+        });
+    });
+}
+
+}  // namespace ember::gpu_kernels

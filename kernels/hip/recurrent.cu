@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+// Operations of hybrid (Gated DeltaNet) and mixture-of-experts layers: the causal depthwise convolution with its
+// state, the gated delta rule, and top-k expert routing (../shared/specs/qwen35moe.md §5.4, §5.5).
+#include "gpu_device.cuh"
+#include "kernels.h"
+
+namespace ember::gpu_kernels {
+
+namespace {
+
+constexpr int kMaxConvKernel = 8;
+
+// One thread per channel; the last K - 1 inputs ride along in registers.
+__global__ void conv1d_kernel(const float* x, int64_t xs, int64_t tokens, int64_t channels, const float* w,
+                              int64_t ws, int kernel, float* state, int64_t ss, float* out, int64_t os) {
+    const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (c >= channels) return;
+    float window[kMaxConvKernel];
+    float weight[kMaxConvKernel];
+#pragma unroll
+    for (int k = 0; k < kMaxConvKernel; ++k) {
+        window[k] = k < kernel - 1 ? state[k * ss + c] : 0.0f;
+        weight[k] = k < kernel ? w[c * ws + k] : 0.0f;
+    }
+    for (int64_t t = 0; t < tokens; ++t) {
+        const float in = x[t * xs + c];
+        float sum = 0.0f;
+#pragma unroll
+        for (int k = 0; k < kMaxConvKernel - 1; ++k)
+            if (k < kernel - 1) sum += weight[k] * window[k];
+        sum += weight[kernel - 1] * in;
+        out[t * os + c] = sum;
+#pragma unroll
+        for (int k = 0; k < kMaxConvKernel - 1; ++k)
+            if (k < kernel - 2) window[k] = window[k + 1];
+        window[kernel - 2] = in;
+    }
+#pragma unroll
+    for (int k = 0; k < kMaxConvKernel - 1; ++k)
+        if (k < kernel - 1) state[k * ss + c] = window[k];
+}
+
+// grid: one block per value head; thread j owns column j of the head's state S[d_k][d_v]. With DK > 0 the column
+// lives in registers for the whole batch; DK == 0 is the general form that works on the state in memory.
+template <int DK>
+__global__ void delta_rule_kernel(DeltaRuleArgs a) {
+    extern __shared__ float shared[];  // k[d_k], q[d_k]
+    const int p = blockIdx.x;
+    const int j = threadIdx.x;
+    const int dk = DK > 0 ? DK : a.d_k, dv = a.d_v;
+    const int kh = p % a.n_k_heads;
+    float* ks = shared;
+    float* qs = shared + dk;
+    float* S = a.state.data + static_cast<int64_t>(p) * a.state.stride;  // [d_k][d_v]
+    float col[DK > 0 ? DK : 1];
+    if constexpr (DK > 0) {
+#pragma unroll
+        for (int i = 0; i < DK; ++i) col[i] = j < dv ? S[i * dv + j] : 0.0f;
+    }
+    const int64_t T = a.q.rows;
+    for (int64_t t = 0; t < T; ++t) {
+        __syncthreads();
+        for (int i = threadIdx.x; i < dk; i += blockDim.x) {
+            ks[i] = a.k.data[t * a.k.stride + kh * dk + i];
+            qs[i] = a.q.data[t * a.q.stride + kh * dk + i] * a.q_scale;
+        }
+        __syncthreads();
+        if (j >= dv) continue;
+        const float decay = expf(a.g.data[t * a.g.stride + p]);
+        const float beta = a.beta.data[t * a.beta.stride + p];
+        const float v = a.v.data[t * a.v.stride + static_cast<int64_t>(p) * dv + j];
+        float r = 0.0f;
+        if constexpr (DK > 0) {
+#pragma unroll
+            for (int i = 0; i < DK; ++i) {
+                col[i] *= decay;
+                r += col[i] * ks[i];
+            }
+        } else {
+            for (int i = 0; i < dk; ++i) {
+                const float s = S[i * dv + j] * decay;
+                S[i * dv + j] = s;
+                r += s * ks[i];
+            }
+        }
+        const float delta = beta * (v - r);
+        float o = 0.0f;
+        if constexpr (DK > 0) {
+#pragma unroll
+            for (int i = 0; i < DK; ++i) {
+                col[i] += ks[i] * delta;
+                o += col[i] * qs[i];
+            }
+        } else {
+            for (int i = 0; i < dk; ++i) {
+                const float s = S[i * dv + j] + ks[i] * delta;
+                S[i * dv + j] = s;
+                o += s * qs[i];
+            }
+        }
+        a.out.data[t * a.out.stride + static_cast<int64_t>(p) * dv + j] = o;
+        const int64_t snap = t - (T - a.n_snapshots);
+        if (a.snapshots && snap >= 0) {
+            float* dst = a.snapshots + snap * static_cast<int64_t>(a.n_v_heads) * dk * dv +
+                         static_cast<int64_t>(p) * dk * dv;
+            if constexpr (DK > 0) {
+#pragma unroll
+                for (int i = 0; i < DK; ++i) dst[i * dv + j] = col[i];
+            } else {
+                for (int i = 0; i < dk; ++i) dst[i * dv + j] = S[i * dv + j];
+            }
+        }
+    }
+    if constexpr (DK > 0) {
+        if (j < dv)
+#pragma unroll
+            for (int i = 0; i < DK; ++i) S[i * dv + j] = col[i];
+    }
+}
+
+// One block per row of router logits: softmax over all experts, then k rounds of arg-max (ties to the lower
+// index), then the chosen probabilities renormalized.
+constexpr int kRouteThreads = 256;
+
+__global__ void moe_route_kernel(const float* logits, int64_t ls, int64_t n_experts, int k, int32_t* ids,
+                                 int64_t ids_stride, float* weights, int64_t ws) {
+    __shared__ float best_value[kRouteThreads];
+    __shared__ int best_index[kRouteThreads];
+    __shared__ float chosen[64];
+    const int64_t t = blockIdx.x;
+    const float* row = logits + t * ls;
+    extern __shared__ float prob[];  // n_experts
+    float m = -INFINITY;
+    for (int64_t e = threadIdx.x; e < n_experts; e += blockDim.x) m = fmaxf(m, row[e]);
+    best_value[threadIdx.x] = m;
+    __syncthreads();
+    for (int s = kRouteThreads / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) best_value[threadIdx.x] = fmaxf(best_value[threadIdx.x], best_value[threadIdx.x + s]);
+        __syncthreads();
+    }
+    m = best_value[0];
+    __syncthreads();
+    float sum = 0.0f;
+    for (int64_t e = threadIdx.x; e < n_experts; e += blockDim.x) {
+        prob[e] = expf(row[e] - m);
+        sum += prob[e];
+    }
+    best_value[threadIdx.x] = sum;
+    __syncthreads();
+    for (int s = kRouteThreads / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) best_value[threadIdx.x] += best_value[threadIdx.x + s];
+        __syncthreads();
+    }
+    const float inv = 1.0f / best_value[0];
+    __syncthreads();
+    for (int64_t e = threadIdx.x; e < n_experts; e += blockDim.x) prob[e] *= inv;
+    __syncthreads();
+    for (int round = 0; round < k; ++round) {
+        float v = -INFINITY;
+        int idx = 0x7fffffff;
+        for (int64_t e = threadIdx.x; e < n_experts; e += blockDim.x)
+            if (prob[e] > v) {  // strictly greater: the lowest index of a tie stays
+                v = prob[e];
+                idx = static_cast<int>(e);
+            }
+        best_value[threadIdx.x] = v;
+        best_index[threadIdx.x] = idx;
+        __syncthreads();
+        for (int s = kRouteThreads / 2; s > 0; s >>= 1) {
+            if (threadIdx.x < s) {
+                const float ov = best_value[threadIdx.x + s];
+                const int oi = best_index[threadIdx.x + s];
+                if (ov > best_value[threadIdx.x] || (ov == best_value[threadIdx.x] && oi < best_index[threadIdx.x])) {
+                    best_value[threadIdx.x] = ov;
+                    best_index[threadIdx.x] = oi;
+                }
+            }
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) {
+            const int e = best_index[0];
+            ids[t * ids_stride + round] = e;
+            chosen[round] = prob[e];
+            prob[e] = -INFINITY;
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        float total = 0.0f;
+        for (int j = 0; j < k; ++j) total += chosen[j];
+        total = fmaxf(total, 6.1035e-5f);
+        for (int j = 0; j < k; ++j) weights[t * ws + j] = chosen[j] / total;
+    }
+}
+
+}  // namespace
+
+void conv1d_causal(const Launch& l, const Rows& x, const Rows& weight, const Rows& state, const Rows& out) {
+    const unsigned grid = static_cast<unsigned>((x.cols + 127) / 128);
+    conv1d_kernel<<<grid, 128, 0, l.stream>>>(x.data, x.stride, x.rows, x.cols, weight.data, weight.stride,
+                                              static_cast<int>(weight.cols), state.data, state.stride, out.data,
+                                              out.stride);
+}
+
+void delta_rule(const Launch& l, const DeltaRuleArgs& a) {
+    const int threads = (a.d_v + 31) / 32 * 32;
+    const size_t shared = 2 * static_cast<size_t>(a.d_k) * sizeof(float);
+    const unsigned grid = static_cast<unsigned>(a.n_v_heads);
+    switch (a.d_k) {
+        case 16: delta_rule_kernel<16><<<grid, threads, shared, l.stream>>>(a); break;
+        case 32: delta_rule_kernel<32><<<grid, threads, shared, l.stream>>>(a); break;
+        case 64: delta_rule_kernel<64><<<grid, threads, shared, l.stream>>>(a); break;
+        case 128: delta_rule_kernel<128><<<grid, threads, shared, l.stream>>>(a); break;
+        default: delta_rule_kernel<0><<<grid, threads, shared, l.stream>>>(a); break;
+    }
+}
+
+void moe_route(const Launch& l, const Rows& logits, int k, int32_t* ids, int64_t ids_stride, const Rows& weights) {
+    const size_t shared = static_cast<size_t>(logits.cols) * sizeof(float);
+    moe_route_kernel<<<static_cast<unsigned>(logits.rows), kRouteThreads, shared, l.stream>>>(
+        logits.data, logits.stride, logits.cols, k, ids, ids_stride, weights.data, weights.stride);
+}
+
+}  // namespace ember::gpu_kernels

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+// What the op suite does not see of the HIP/CUDA backend: decode steps replayed from one captured graph give the
+// results of the CPU backend step after step while positions, token ids and the cache length change; every
+// matrix-product path (integer mat x vec, float mat x vec, tiles, grouped experts) against a float64 reference;
+// weights read in place from a file mapping. Skipped where no such GPU is present.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "backend/hip/gpu_backend.h"
+#include "ember/quant.h"
+
+using namespace ember;
+using gguf::TensorType;
+
+namespace {
+
+bool has_device() {
+    for (const DeviceInfo& d : list_devices())
+        if (d.backend == EMBER_GPU_BACKEND_NAME) return true;
+    return false;
+}
+
+std::vector<float> random_values(std::mt19937& rng, size_t n, float scale = 1.0f) {
+    std::normal_distribution<float> d(0.0f, scale);
+    std::vector<float> v(n);
+    for (float& x : v) x = d(rng);
+    return v;
+}
+
+std::vector<std::byte> quantized(TensorType type, int64_t rows, int64_t cols, const std::vector<float>& v) {
+    const size_t stride = gguf::row_bytes(type, cols);
+    std::vector<std::byte> bytes(stride * static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) quant::quantize_row(type, v.data() + r * cols, bytes.data() + r * stride, cols);
+    return bytes;
+}
+
+std::vector<double> dequantized(TensorType type, int64_t rows, int64_t cols, const std::vector<std::byte>& bytes) {
+    const size_t stride = gguf::row_bytes(type, cols);
+    std::vector<float> row(static_cast<size_t>(cols));
+    std::vector<double> out;
+    for (int64_t r = 0; r < rows; ++r) {
+        quant::dequantize_row(type, bytes.data() + r * stride, row.data(), cols);
+        out.insert(out.end(), row.begin(), row.end());
+    }
+    return out;
+}
+
+double relative_error(const std::vector<float>& got, const std::vector<double>& want) {
+    double scale = 1e-30, worst = 0;
+    for (double w : want) scale = std::max(scale, std::abs(w));
+    for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::abs(got[i] - want[i]));
+    return worst / scale;
+}
+
+// Tensors of one backend.
+struct Tensors {
+    explicit Tensors(Backend& b) : backend(b) {}
+    Tensor upload(TensorType type, int64_t rows, int64_t cols, std::span<const std::byte> bytes) {
+        buffers.push_back(backend.allocate(bytes.size()));
+        Tensor t = make_tensor(*buffers.back(), type, rows, cols);
+        backend.write(t, bytes);
+        return t;
+    }
+    Tensor f32(int64_t rows, int64_t cols, const std::vector<float>& v) {
+        return upload(TensorType::F32, rows, cols, std::as_bytes(std::span(v)));
+    }
+    Tensor empty(TensorType type, int64_t rows, int64_t cols) {
+        buffers.push_back(backend.allocate(gguf::row_bytes(type, cols) * static_cast<size_t>(rows)));
+        return make_tensor(*buffers.back(), type, rows, cols);
+    }
+    std::vector<float> download(const Tensor& t) {
+        std::vector<float> out(static_cast<size_t>(t.rows * t.cols));
+        backend.read(t, std::as_writable_bytes(std::span(out)));
+        return out;
+    }
+    Backend& backend;
+    std::vector<std::unique_ptr<Buffer>> buffers;
+};
+
+class GpuBackendTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!has_device()) GTEST_SKIP() << EMBER_GPU_BACKEND_NAME << ": no device here";
+    }
+    std::mt19937 rng_{7};
+};
+
+// One decode step of a small attention layer: embed, norm, project, rotate, cache, attend, project, add.
+struct Layer {
+    static constexpr int64_t vocab = 50, embd = 128, heads = 4, kv_heads = 2, head_dim = 32, ctx = 64;
+    Tensor embd_table, norm, wq, wk, wv, wo;
+    Tensor k_cache, v_cache, x, h, q, k, v, attn;
+
+    Layer(Tensors& t, std::mt19937& rng) {
+        auto weight = [&](TensorType type, int64_t rows, int64_t cols) {
+            return t.upload(type, rows, cols, quantized(type, rows, cols, random_values(rng, rows * cols, 0.2f)));
+        };
+        embd_table = weight(TensorType::Q6_K, vocab, embd * 2).reshaped(embd);  // 2 x vocab rows of 128
+        norm = t.f32(1, embd, random_values(rng, embd));
+        wq = weight(TensorType::Q4_0_ROCMFP4_FAST, heads * head_dim, embd);
+        wk = weight(TensorType::Q4_0_ROCMFP4, kv_heads * head_dim, embd);
+        wv = weight(TensorType::Q4_0_ROCMFP4, kv_heads * head_dim, embd);
+        wo = weight(TensorType::Q8_0, embd, heads * head_dim);
+        k_cache = t.empty(TensorType::F16, ctx, kv_heads * head_dim);
+        v_cache = t.empty(TensorType::F16, ctx, kv_heads * head_dim);
+        x = t.empty(TensorType::F32, 1, embd);
+        h = t.empty(TensorType::F32, 1, embd);
+        q = t.empty(TensorType::F32, 1, heads * head_dim);
+        k = t.empty(TensorType::F32, 1, kv_heads * head_dim);
+        v = t.empty(TensorType::F32, 1, kv_heads * head_dim);
+        attn = t.empty(TensorType::F32, 1, heads * head_dim);
+    }
+
+    std::vector<float> step(Tensors& t, int32_t token, int32_t pos) {
+        Backend& b = t.backend;
+        const int32_t ids[] = {token};
+        const int32_t positions[] = {pos};
+        RopeParams rope{RopeMode::neox, head_dim, 10000.0f, 1.0f};
+        b.get_rows(embd_table, ids, x);
+        b.rms_norm(x, norm, 1e-6f, h);
+        b.matmul(wq, h, q);
+        b.matmul(wk, h, k);
+        b.matmul(wv, h, v);
+        b.rope(q, head_dim, positions, rope);
+        b.rope(k, head_dim, positions, rope);
+        b.store_kv(k, v, k_cache, v_cache, positions);
+        b.attention(q, k_cache, v_cache, pos + 1, positions, {heads, kv_heads, head_dim, 0.1767767f}, attn);
+        b.matmul(wo, attn, h);
+        b.add(x, h, x);
+        return t.download(x);
+    }
+};
+
+TEST_F(GpuBackendTest, DecodeStepsReplayOneGraphAndMatchTheCpu) {
+    for (bool graphs : {true, false}) {
+        gpu_backend::GpuBackendOptions options;
+        options.graphs = graphs;
+        auto gpu = gpu_backend::make_gpu_backend(options);
+        auto cpu = make_cpu_backend({1});
+        Tensors tg(*gpu), tc(*cpu);
+        std::mt19937 rng_g(11), rng_c(11);
+        Layer lg(tg, rng_g), lc(tc, rng_c);
+        for (int32_t pos = 0; pos < 12; ++pos) {
+            const int32_t token = (pos * 7 + 3) % static_cast<int32_t>(Layer::vocab * 2);
+            const std::vector<float> want = lc.step(tc, token, pos);
+            const std::vector<float> got = lg.step(tg, token, pos);
+            EXPECT_LE(relative_error(got, {want.begin(), want.end()}), 2e-2) << "step " << pos << " graphs " << graphs;
+        }
+        const gpu_backend::StepStats& s = gpu->step_stats();
+        if (graphs) {
+            EXPECT_EQ(s.captured_steps, 1u) << "the second decode step is captured";
+            EXPECT_GE(s.replayed_steps, 10u) << "every later step replays it";
+        } else {
+            EXPECT_EQ(s.replayed_steps + s.captured_steps, 0u);
+        }
+    }
+}
+
+TEST_F(GpuBackendTest, EveryMatrixProductPathAgainstFloat64) {
+    auto gpu = gpu_backend::make_gpu_backend({});
+    Tensors t(*gpu);
+    const int64_t rows = 96, cols = 512;
+    for (TensorType type : {TensorType::Q4_0_ROCMFP4, TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q4_0,
+                            TensorType::Q8_0, TensorType::Q6_K, TensorType::Q4_K, TensorType::F16}) {
+        const std::vector<std::byte> bytes = quantized(type, rows, cols, random_values(rng_, rows * cols));
+        const std::vector<double> w = dequantized(type, rows, cols, bytes);
+        const Tensor tw = t.upload(type, rows, cols, bytes);
+        // 1-8 tokens: mat x vec (integer or float); 9 and more: tiles, including partial tiles.
+        for (int64_t tokens : {1, 3, 8, 9, 64, 100}) {
+            const std::vector<float> x = random_values(rng_, tokens * cols);
+            const Tensor out = t.empty(TensorType::F32, tokens, rows);
+            gpu->matmul(tw, t.f32(tokens, cols, x), out);
+            std::vector<double> want(static_cast<size_t>(tokens * rows));
+            for (int64_t n = 0; n < tokens; ++n)
+                for (int64_t r = 0; r < rows; ++r) {
+                    double s = 0;
+                    for (int64_t c = 0; c < cols; ++c) s += w[r * cols + c] * x[n * cols + c];
+                    want[n * rows + r] = s;
+                }
+            const double tolerance = gpu_kernels::has_integer_matvec(static_cast<uint32_t>(type)) && tokens <= 8 ? 3e-2 : 1e-4;
+            EXPECT_LE(relative_error(t.download(out), want), tolerance)
+                << gguf::traits(type).name << ", " << tokens << " tokens";
+        }
+    }
+}
+
+TEST_F(GpuBackendTest, GroupedExpertsMatchTheReference) {
+    auto gpu = gpu_backend::make_gpu_backend({});
+    Tensors t(*gpu);
+    const int64_t experts = 16, rows = 64, cols = 256, tokens = 40;
+    const int k = 4;
+    const TensorType type = TensorType::Q4_0_ROCMFP4_FAST;
+    const std::vector<std::byte> bytes = quantized(type, experts * rows, cols, random_values(rng_, experts * rows * cols));
+    const std::vector<double> w = dequantized(type, experts * rows, cols, bytes);
+    const Tensor tw = t.upload(type, experts * rows, cols, bytes);
+    std::vector<int32_t> ids(static_cast<size_t>(tokens * k));
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>((i * 5 + i / 7) % experts);
+    const Tensor tids = t.upload(TensorType::I32, tokens, k, std::as_bytes(std::span(ids)));
+    for (bool per_slot : {false, true}) {
+        const int64_t x_rows = per_slot ? tokens * k : tokens;
+        const std::vector<float> x = random_values(rng_, x_rows * cols);
+        const Tensor out = t.empty(TensorType::F32, tokens * k, rows);
+        gpu->matmul_experts(tw, experts, t.f32(x_rows, cols, x), tids, out);
+        std::vector<double> want(static_cast<size_t>(tokens * k * rows));
+        for (int64_t s = 0; s < tokens * k; ++s) {
+            const int64_t e = ids[static_cast<size_t>(s)], src = per_slot ? s : s / k;
+            for (int64_t r = 0; r < rows; ++r) {
+                double sum = 0;
+                for (int64_t c = 0; c < cols; ++c) sum += w[(e * rows + r) * cols + c] * x[src * cols + c];
+                want[s * rows + r] = sum;
+            }
+        }
+        EXPECT_LE(relative_error(t.download(out), want), 1e-4) << (per_slot ? "per slot" : "per token");
+    }
+}
+
+TEST_F(GpuBackendTest, WeightsReadInPlaceFromAFileMapping) {
+    const int64_t rows = 64, cols = 256;
+    const std::vector<std::byte> bytes =
+        quantized(TensorType::Q4_0_ROCMFP4_FAST, rows, cols, random_values(rng_, rows * cols));
+    // A file mapped read-only, as gguf::File maps a model; the tensor starts at an odd offset like a GGUF tensor
+    // after a 17-byte-block neighbour.
+    char path[] = "/tmp/ember-gpu-weights-XXXXXX";
+    const int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    const size_t offset = 4096 + 17 * 3;
+    std::vector<std::byte> file(offset + bytes.size() + 100);
+    std::copy(bytes.begin(), bytes.end(), file.begin() + static_cast<std::ptrdiff_t>(offset));
+    ASSERT_EQ(::write(fd, file.data(), file.size()), static_cast<ssize_t>(file.size()));
+    void* map = ::mmap(nullptr, file.size(), PROT_READ, MAP_SHARED, fd, 0);
+    ::close(fd);
+    ::unlink(path);
+    ASSERT_NE(map, MAP_FAILED);
+    const std::span<const std::byte> tensor(static_cast<const std::byte*>(map) + offset, bytes.size());
+
+    const std::vector<float> x = random_values(rng_, 3 * cols);
+    std::vector<std::vector<float>> results;
+    for (auto placement : {gpu_backend::WeightPlacement::upload, gpu_backend::WeightPlacement::in_place}) {
+        gpu_backend::GpuBackendOptions options;
+        options.weights = placement;
+        auto gpu = gpu_backend::make_gpu_backend(options);
+        Tensors t(*gpu);
+        auto buffer = gpu->map_weights(tensor);
+        Tensor w = make_tensor(*buffer, TensorType::Q4_0_ROCMFP4_FAST, rows, cols);
+        const Tensor out = t.empty(TensorType::F32, 3, rows);
+        gpu->matmul(w, t.f32(3, cols, x), out);
+        results.push_back(t.download(out));
+        const gpu_backend::WeightStats& s = gpu->weight_stats();
+        if (placement == gpu_backend::WeightPlacement::in_place) {
+            std::printf("in place: %llu bytes (%s)%s%s\n", static_cast<unsigned long long>(s.in_place_bytes),
+                        s.in_place_how.c_str(), s.note.empty() ? "" : "; fell back: ", s.note.c_str());
+            EXPECT_EQ(s.in_place_bytes + s.uploaded_bytes, bytes.size());
+        } else {
+            EXPECT_EQ(s.uploaded_bytes, bytes.size());
+        }
+        gpu->synchronize();
+    }
+    EXPECT_EQ(results[0], results[1]);
+    ::munmap(map, file.size());
+}
+
+TEST_F(GpuBackendTest, BadIdsAndForeignTensorsAreErrors) {
+    auto gpu = gpu_backend::make_gpu_backend({});
+    auto cpu = make_cpu_backend({1});
+    Tensors t(*gpu), c(*cpu);
+    const Tensor table = t.f32(4, 32, std::vector<float>(128, 1.0f));
+    const int32_t bad[] = {4};
+    EXPECT_THROW(gpu->get_rows(table, bad, t.empty(TensorType::F32, 1, 32)), Error);
+    const int32_t ok[] = {1};
+    EXPECT_THROW(gpu->get_rows(c.f32(4, 32, std::vector<float>(128, 1.0f)), ok, t.empty(TensorType::F32, 1, 32)), Error);
+    gpu_backend::GpuBackendOptions options;
+    options.device = 1 << 20;
+    EXPECT_THROW(gpu_backend::make_gpu_backend(options), Error);
+}
+
+}  // namespace
