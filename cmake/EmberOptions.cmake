@@ -10,7 +10,9 @@ option(EMBER_CUDA    "Build the HIP kernels as CUDA for NVIDIA GPUs" OFF)
 set(EMBER_SANITIZE "" CACHE STRING "Sanitizers for the whole build, e.g. 'address;undefined'")
 include(EmberVulkan)  # EMBER_VULKAN: AUTO, ON or OFF
 
-foreach(backend IN ITEMS EMBER_APP EMBER_HIP EMBER_CUDA)
+include(EmberGpu)  # EMBER_HIP / EMBER_CUDA: the HIP/CUDA backend's compilers
+
+foreach(backend IN ITEMS EMBER_APP)
   if(${backend})
     message(FATAL_ERROR "${backend}=ON: this part of Ember is not built yet in this revision. "
                         "Configure with -D${backend}=OFF.")
