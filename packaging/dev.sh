@@ -27,6 +27,9 @@ apt_packages=(
   qml6-module-qtquick-controls qml6-module-qtquick-templates qml6-module-qtquick-layouts
   qml6-module-qtquick-window qml6-module-qtquick-dialogs qml6-module-qt-labs-folderlistmodel
   qml6-module-qt-labs-qmlmodels qml6-module-qttest
+  # The HIP backend's compile test (tests/hip): Debian's ROCm 5.2 hipcc for gfx1030. nvcc (CUDA) is not a Debian
+  # package: the CUDA compile test runs where the machine has the toolkit, and says SKIP elsewhere.
+  hipcc libamdhip64-dev
 )
 
 log() { printf '\033[1m[ember]\033[0m %s\n' "$*" >&2; }
