@@ -6,9 +6,13 @@ rocmfp4_reference for the ROCmFP4/ROCmFPX type ids 100-104, which the gguf packa
 
     ref = Qwen35Reference(path)
     logits, hidden, state = ref.forward(tokens, state=None)       # [T, n_vocab], [T, n_embd] after output_norm
+    logits, hidden, state, features = ref.forward(tokens, capture_layers=[2, 5, 8])  # + [T, 3 * n_embd]
     logits, o, mtp_state = ref.mtp_forward(tokens, hiddens, positions, mtp_state=None)
     drafted, logits, mtp_state = ref.draft_mtp(last_token, last_hidden, position, n_steps)
     o, S = delta_rule_recurrent(q, k, v, g, beta, S0)  /  delta_rule_chunked(q, k, v, g, beta, S0, chunk=64)
+
+capture_layers: for each listed layer j, in list order, the un-normed residual stream entering trunk layer j (j = 0:
+the embeddings); j = n_layer is the trunk output after output_norm (the DFlash tap convention, speculative.md §3.3).
 
 `state` (a Qwen35State) continues a sequence: the KV cache of every full-attention layer, the conv state
 ((kernel - 1) x conv_dim) and the delta state (H_v x d_k x d_v) of every Gated-DeltaNet layer, and n_past.
@@ -458,15 +462,18 @@ class Qwen35Reference:
             raise ValueError(f"token id out of range 0..{self.h.n_vocab - 1}")
         return self.t(table)[tokens]
 
-    def forward(self, tokens, state: Qwen35State | None = None, chunk: int | None = 64):
+    def forward(self, tokens, state: Qwen35State | None = None, chunk: int | None = 64, capture_layers=None):
         """Runs tokens at positions n_past.. and returns (logits [T, n_vocab], hidden after output_norm [T, n_embd],
-        state). chunk: the DeltaNet chunk length (None: the token-by-token recurrence)."""
+        state). chunk: the DeltaNet chunk length (None: the token-by-token recurrence). With capture_layers, also
+        the features [T, len(capture_layers) * n_embd] (see the module notes) as a fourth value."""
         h = self.h
         state = self.new_state() if state is None else state
         self.smallest_routing_margin = np.inf
         x = self.embed(tokens)  # [T, n_embd]
         positions = state.n_past + np.arange(x.shape[0])
+        layer_inputs = {}
         for i in range(h.n_layer):
+            layer_inputs[i] = x
             b = f"blk.{i}."
             mixer_in = rms_norm(x, self.t(b + "attn_norm.weight"), h.eps)
             if h.recurrent[i]:
@@ -476,7 +483,14 @@ class Qwen35Reference:
             x = x + self.moe(i, rms_norm(x, self.t(b + "post_attention_norm.weight"), h.eps))
         hidden = rms_norm(x, self.t("output_norm.weight"), h.eps)
         state.n_past += x.shape[0]
-        return hidden @ self.output_matrix().T, hidden, state
+        if capture_layers is None:
+            return hidden @ self.output_matrix().T, hidden, state
+        layer_inputs[h.n_layer] = hidden
+        for j in capture_layers:
+            if j not in layer_inputs:
+                raise ValueError(f"capture layer {j} is outside 0..{h.n_layer}")
+        features = np.concatenate([layer_inputs[j] for j in capture_layers], axis=-1)
+        return hidden @ self.output_matrix().T, hidden, state, features
 
     def output_matrix(self):
         return self.t("output.weight" if self.w.has("output.weight") else "token_embd.weight")

@@ -8,6 +8,11 @@ RMSNorm: x / sqrt(mean(x^2) + eps) * w. RoPE on the first n_rot dimensions of ea
 pos * freq_scale * base^(-2i/n_rot) (divided by rope_freqs[i] when present); llama pairs (2i, 2i+1), qwen2/qwen3
 pair (i, i + n_rot/2). Causal attention with grouped KV heads (head h reads KV head h // (n_head / n_head_kv)),
 SwiGLU feed-forward, tied output when output.weight is absent.
+
+    logits, features = forward(path, tokens, capture_layers=[1, 2])
+features [len(tokens), len(capture_layers) * n_embd]: for each listed layer j, in list order, the residual stream
+entering layer j (un-normed; j = 0 is the embeddings); j = n_layer is the output after output_norm (the DFlash tap
+convention, speculative.md §3.3).
 """
 import numpy as np
 import gguf
@@ -66,7 +71,7 @@ def rope(x, positions, n_rot, base, freq_scale, neox, factors):
     return out
 
 
-def forward(path, tokens):
+def forward(path, tokens, capture_layers=None):
     w = Weights(path)
     arch = w.key("general.architecture")
     p = arch + "."
@@ -89,7 +94,9 @@ def forward(path, tokens):
     x = w.get("token_embd.weight")[np.asarray(tokens)]
     group = n_head // n_head_kv
     mask = np.triu(np.full((T, T), -np.inf), k=1)
+    layer_inputs = {}
     for layer in range(n_layer):
+        layer_inputs[layer] = x
         b = f"blk.{layer}."
         h = rms_norm(x, w.get(b + "attn_norm.weight"), eps)
         q = h @ w.get(b + "attn_q.weight").T
@@ -122,7 +129,14 @@ def forward(path, tokens):
         x = x + (gate / (1.0 + np.exp(-gate)) * up) @ w.get(b + "ffn_down.weight").T
     x = rms_norm(x, w.get("output_norm.weight"), eps)
     out = w.get("output.weight") if w.has("output.weight") else w.get("token_embd.weight")
-    return x @ out.T
+    if capture_layers is None:
+        return x @ out.T
+    layer_inputs[n_layer] = x
+    for j in capture_layers:
+        if j not in layer_inputs:
+            raise ValueError(f"capture layer {j} is outside 0..{n_layer}")
+    features = np.concatenate([layer_inputs[j] for j in capture_layers], axis=-1)
+    return x @ out.T, features
 
 
 if __name__ == "__main__":
