@@ -3,11 +3,14 @@
 //   ember-gguf inspect FILE [--json] [--max-array N]
 //   ember-gguf validate FILE
 //   ember-gguf types [--json]
+//   ember-gguf merge-draft TARGET DRAFT -o OUT [--replace]
+//   ember-gguf split-draft IN -o DRAFT [--target-out TARGET]
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "gguf_draft_merge.h"
 #include "gguf_report.h"
 
 namespace {
@@ -16,12 +19,17 @@ constexpr const char* kUsage =
     "usage: ember-gguf inspect FILE [--json] [--max-array N]\n"
     "       ember-gguf validate FILE\n"
     "       ember-gguf types [--json]\n"
+    "       ember-gguf merge-draft TARGET.gguf DRAFT.gguf -o OUT.gguf [--replace]\n"
+    "       ember-gguf split-draft IN.gguf -o DRAFT.gguf [--target-out TARGET.gguf]\n"
     "\n"
     "  inspect   metadata, tensors, totals by type and capabilities (MTP head, DFlash draft, vision projector)\n"
     "            --json        machine-readable; every key with its type and full value\n"
     "            --max-array N with --json: cut arrays after N items\n"
     "  validate  checks the whole container; prints one line and exits 0 (valid) or 1 (the problem)\n"
-    "  types     the tensor types Ember knows: id, name, weights per block, bytes per block\n";
+    "  types     the tensor types Ember knows: id, name, weights per block, bytes per block\n"
+    "  merge-draft  a target plus a standalone DFlash draft into one drafted file (the draft's tensors under\n"
+    "               dflash.); --replace swaps the draft of an already drafted target\n"
+    "  split-draft  a drafted file back into the standalone draft (and, with --target-out, the bare target)\n";
 
 int print_types(bool json) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
@@ -53,6 +61,8 @@ int main(int argc, char** argv) {
         return 0;
     }
     const std::string& command = args[0];
+    if (command == "merge-draft") return ember::cli::merge_draft_command({args.begin() + 1, args.end()});
+    if (command == "split-draft") return ember::cli::split_draft_command({args.begin() + 1, args.end()});
     std::string path;
     bool json = false;
     uint64_t max_array = 0;

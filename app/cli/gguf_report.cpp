@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "gguf_report.h"
 
+#include "gguf_draft_report.h"
+
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -164,6 +166,8 @@ ordered_json gguf_to_json(const gguf::File& file, uint64_t max_array) {
         {"vision_projector", caps.vision_projector},
         {"chat_template", caps.has_chat_template},
     };
+    if (const std::optional<DraftReport> draft = report_draft(file, caps))
+        doc["capabilities"]["dflash"] = draft_json(*draft);
     return doc;
 }
 
@@ -224,6 +228,12 @@ void print_gguf_report(const gguf::File& file, std::ostream& out) {
     if (caps.has_dflash())
         out << " (" << caps.dflash_tensors << " dflash.* tensors, dflash.embedded "
             << (caps.dflash_marker ? "true" : "absent or false") << ")";
+    if (const std::optional<DraftReport> draft = report_draft(file, caps)) {
+        if (draft->standalone) out << "\n  standalone DFlash draft yes";
+        out << "\n    " << describe_draft(draft->info);
+        out << "\n    " << (draft->error.empty() ? std::string("valid") : "invalid: " + draft->error);
+        for (const std::string& w : draft->warnings) out << "\n    warning: " << w;
+    }
     out << "\n  vision projector       " << yes_no(caps.vision_projector) << "\n";
     out << "  chat template          " << yes_no(caps.has_chat_template) << "\n";
 }
