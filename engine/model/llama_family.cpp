@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/kv_cache.h"
+#include "model/model_output.h"
 #include "model/weight_binder.h"
 
 namespace ember::model {
@@ -160,9 +161,11 @@ void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& reques
     const float eps = hp_.rms_eps;
     Backend& be = backend_;
 
+    LayerCapture capture(request, n, hp_.n_embd);
     be.get_rows(token_embd_, request.tokens, x);
     for (size_t il = 0; il < layers_.size(); ++il) {
         const LlamaLayer& l = layers_[il];
+        capture.at_layer(be, static_cast<int64_t>(il), x);
         be.rms_norm(x, l.attn_norm, eps, h);
         be.matmul(l.wq, h, q, l.bq ? &*l.bq : nullptr);
         be.matmul(l.wk, h, k, l.bk ? &*l.bk : nullptr);
@@ -187,17 +190,7 @@ void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& reques
     }
 
     const int64_t n_out = request.all_logits ? n : 1;
-    const Tensor last = x.row_range(n - n_out, n_out);
-    const Tensor normed = h.row_range(0, n_out);
-    be.rms_norm(last, output_norm_, eps, normed);
-    if (request.hidden) {
-        request.hidden->resize(static_cast<size_t>(n_out * hp_.n_embd));
-        be.read(normed, std::as_writable_bytes(std::span(*request.hidden)));
-    }
-    const Tensor out = st.logits(n_out);
-    be.matmul(output_, normed, out);
-    logits.resize(static_cast<size_t>(n_out * hp_.n_vocab));
-    be.read(out, std::as_writable_bytes(std::span(logits)));
+    finish_forward(be, request, x, output_norm_, eps, h, output_, st.logits(n_out), logits, capture, hp_.n_layer);
     st.n_past += n;
 }
 

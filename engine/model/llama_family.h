@@ -36,6 +36,8 @@ public:
     std::unique_ptr<SequenceState> create_state(const StateOptions& options) const override;
     int64_t max_batch() const override { return 512; }
     void forward(SequenceState& state, const ForwardRequest& request, std::vector<float>& logits) const override;
+    const Tensor& token_embedding() const override { return token_embd_; }
+    const Tensor& output_head() const override { return output_; }
 
 private:
     Backend& backend_;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "model/model_output.h"
 #include "model/weight_binder.h"
 
 namespace ember::model {
@@ -142,22 +143,6 @@ void Qwen35MoeModel::moe(Qwen35State& st, const MoeWeights& m, const Tensor& h, 
     be.add(out, shared, out);
 }
 
-void Qwen35MoeModel::output(Qwen35State& st, const Tensor& x, int64_t n_out, const Tensor& norm, const Tensor& head,
-                            std::vector<float>& logits, std::vector<float>* hidden) const {
-    Backend& be = backend_;
-    const Tensor last = x.row_range(x.rows - n_out, n_out);
-    const Tensor normed = st.act.h.row_range(0, n_out);
-    be.rms_norm(last, norm, hp_.eps, normed);
-    if (hidden) {
-        hidden->resize(static_cast<size_t>(n_out * hp_.n_embd));
-        be.read(normed, std::as_writable_bytes(std::span(*hidden)));
-    }
-    const Tensor out = st.logits(n_out);
-    be.matmul(head, normed, out);
-    logits.resize(static_cast<size_t>(n_out * hp_.n_vocab));
-    be.read(out, std::as_writable_bytes(std::span(logits)));
-}
-
 void Qwen35MoeModel::forward(SequenceState& base, const ForwardRequest& request, std::vector<float>& logits) const {
     auto& st = static_cast<Qwen35State&>(base);
     const int64_t n = static_cast<int64_t>(request.tokens.size());
@@ -174,8 +159,11 @@ void Qwen35MoeModel::forward(SequenceState& base, const ForwardRequest& request,
     const Tensor x = st.act.x.row_range(0, n), h = st.act.h.row_range(0, n), h2 = st.act.h2.row_range(0, n);
     // Rows that may be rolled back (verification) use the token-by-token form, so they equal plain decoding.
     const bool recurrent_form = n == 1 || request.rollback > 0;
+    LayerCapture capture(request, n, hp_.n_embd);
     be.get_rows(w_.token_embd, request.tokens, x);
-    for (const Qwen35Layer& l : w_.layers) {
+    for (size_t il = 0; il < w_.layers.size(); ++il) {
+        const Qwen35Layer& l = w_.layers[il];
+        capture.at_layer(be, static_cast<int64_t>(il), x);
         be.rms_norm(x, l.attn_norm, hp_.eps, h);
         if (l.recurrent)
             gated_deltanet(st, l, h, n, recurrent_form, h2);
@@ -187,7 +175,9 @@ void Qwen35MoeModel::forward(SequenceState& base, const ForwardRequest& request,
         be.add(x, h2, x);
     }
     st.end_batch(n);
-    output(st, x, request.all_logits ? n : 1, w_.output_norm, w_.output, logits, request.hidden);
+    const int64_t n_out = request.all_logits ? n : 1;
+    finish_forward(be, request, x, w_.output_norm, hp_.eps, h, w_.output, st.logits(n_out), logits, capture,
+                   hp_.n_layer);
 }
 
 // --- the MTP head (speculative.md §2.2) --------------------------------------------------------------------------
@@ -230,8 +220,11 @@ void Qwen35Mtp::forward(SequenceState& base, std::span<const int32_t> tokens, st
     model_.moe(st, m.layer.moe, h, n, h2);
     be.add(x, h2, x);
     st.end_batch(n);
-    model_.output(st, x, n, m.shared_head_norm ? *m.shared_head_norm : model_.w_.output_norm,
-                  m.head ? *m.head : model_.w_.output, logits, &hidden);
+    ForwardRequest request{tokens, first_position, true};
+    request.hidden = &hidden;
+    LayerCapture none(request, n, e);
+    finish_forward(be, request, x, m.shared_head_norm ? *m.shared_head_norm : model_.w_.output_norm, hp.eps, h,
+                   m.head ? *m.head : model_.w_.output, st.logits(n), logits, none, -1);
 }
 
 }  // namespace ember::model

@@ -34,6 +34,8 @@ public:
     std::unique_ptr<SequenceState> create_state(const StateOptions& options) const override;
     int64_t max_batch() const override { return 256; }
     void forward(SequenceState& state, const ForwardRequest& request, std::vector<float>& logits) const override;
+    const Tensor& token_embedding() const override { return w_.token_embd; }
+    const Tensor& output_head() const override { return w_.output; }
     const MtpHead* mtp() const override { return mtp_ ? &*mtp_ : nullptr; }
 
 private:
@@ -43,10 +45,6 @@ private:
     void gated_deltanet(Qwen35State& st, const Qwen35Layer& l, const Tensor& h, int64_t n, bool recurrent_form,
                         const Tensor& out) const;
     void moe(Qwen35State& st, const MoeWeights& m, const Tensor& h, int64_t n, const Tensor& out) const;
-    // Final norm, logits (and hidden states) of the last n_out rows of x.
-    void output(Qwen35State& st, const Tensor& x, int64_t n_out, const Tensor& norm, const Tensor& head,
-                std::vector<float>& logits, std::vector<float>* hidden) const;
-
     Backend& backend_;
     Qwen35HParams hp_;
     ModelInfo info_;

@@ -17,6 +17,9 @@
 
 namespace ember {
 
+// Called with the fraction loaded (0..1); return false to cancel (load_model then throws LoadCancelled).
+using LoadProgress = std::function<bool(double fraction)>;
+
 struct ModelInfo {
     std::string architecture;  // general.architecture
     std::string name;          // general.name, or the file name
@@ -67,8 +70,15 @@ struct ForwardRequest {
     // are also computed exactly as single-token decoding computes them (the recurrent form), so verifying drafted
     // tokens in one batch gives the logits plain decoding would. At most StateOptions::max_rollback.
     int64_t rollback = 0;
-    // Receives the hidden states after the final norm for the rows whose logits are returned ([n_out, n_embd]).
+    // Receives the hidden states after the final norm ([n_out, n_embd]): of the rows whose logits are returned, or
+    // of every row with all_hidden (an MTP head needs the hidden state of each position).
     std::vector<float>* hidden = nullptr;
+    bool all_hidden = false;
+    // Receives, for every row, the residual stream entering each listed layer, concatenated in list order
+    // ([n, capture_layers.size() * n_embd]); layer n_layer means the output after the final norm (DFlash drafts
+    // read these features).
+    std::span<const int64_t> capture_layers;
+    std::vector<float>* captured = nullptr;
 };
 
 // A model's own multi-token-prediction head (e.g. Qwen3.6's MTP block): predicts the token after next from a
@@ -97,15 +107,40 @@ public:
     virtual void forward(SequenceState& state, const ForwardRequest& request, std::vector<float>& logits) const = 0;
     // The model's MTP head, when the file has one.
     virtual const MtpHead* mtp() const { return nullptr; }
+    // The token embedding table and the output head (drafts borrow them).
+    virtual const Tensor& token_embedding() const = 0;
+    virtual const Tensor& output_head() const = 0;
 };
+
+// A DFlash block-diffusion draft (../specs/speculative.md §3): fuses the target's layer inputs into keys and
+// values of every draft layer, then predicts a whole block [last token, mask x (block - 1)] in one bidirectional
+// pass, through the target's own embedding table and output head.
+class DraftModel {
+public:
+    virtual ~DraftModel() = default;
+    virtual int64_t block_size() const = 0;
+    virtual std::span<const int64_t> target_layers() const = 0;  // the target layers whose inputs it reads
+    virtual std::unique_ptr<SequenceState> create_state(const StateOptions& options) const = 0;
+    // Context: the target's features of rows at positions [first_position, first_position + n)
+    // ([n, target_layers().size() * n_embd], ForwardRequest::captured).
+    virtual void inject(SequenceState& state, std::span<const float> features, int64_t first_position) const = 0;
+    // Greedy tokens for block positions 1..n after `last` at `position` (the context must cover [0, position)).
+    // logits, when given, receives the block rows 0..n ([n + 1, n_vocab]).
+    virtual std::vector<int32_t> draft(SequenceState& state, int32_t last, int64_t position, int n,
+                                       std::vector<float>* logits = nullptr) const = 0;
+};
+
+// The DFlash draft of `draft_file` (embedded under dflash.*, or a standalone `dflash` file), checked against the
+// target (../specs/drafted-gguf.md §5, §6) and bound on the target's backend. Throws ember::Error naming the
+// file and the problem.
+std::unique_ptr<DraftModel> load_dflash_draft(const gguf::File& draft_file, const Model& target, Backend& backend,
+                                              const LoadProgress& progress = {});
 
 class LoadCancelled : public Error {
 public:
     LoadCancelled() : Error("loading was cancelled") {}
 };
 
-// Called with the fraction loaded (0..1); return false to cancel (load_model then throws LoadCancelled).
-using LoadProgress = std::function<bool(double fraction)>;
 
 // The architecture named by general.architecture, bound to the file's tensors on `backend`. The file and the
 // backend must outlive the model. Throws ember::Error naming the file and the key or tensor at fault.
