@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "ember/runtime.h"
+#include "runtime/drafter.h"
 
 namespace ember {
 
@@ -11,7 +12,7 @@ std::shared_ptr<LoadedModel> LoadedModel::load(const std::filesystem::path& path
     const auto start = std::chrono::steady_clock::now();
     std::shared_ptr<LoadedModel> m(new LoadedModel());
     m->file_ = std::make_unique<gguf::File>(gguf::File::open(path));
-    m->backend_ = make_cpu_backend({options.threads});
+    m->backend_ = make_backend(options.backend, {options.threads});
     m->model_ = load_model(*m->file_, *m->backend_, options.progress);
     m->tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::from_gguf(*m->file_));
     if (m->tokenizer_->n_vocab() < m->model_->info().n_vocab)
@@ -33,8 +34,45 @@ std::shared_ptr<LoadedModel> LoadedModel::load(const std::filesystem::path& path
             m->template_error_ = e.what();
         }
     }
+    m->choose_speculation(path, options);
     m->load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return m;
+}
+
+LoadedModel::~LoadedModel() = default;
+
+void LoadedModel::choose_speculation(const std::filesystem::path& path, const LoadOptions& options) {
+    const std::string& wanted = options.speculation;
+    if (wanted != "auto" && wanted != "off" && wanted != "mtp" && wanted != "dflash")
+        throw Error("speculation must be auto, off, mtp or dflash, not '" + wanted + "'");
+    if (wanted == "off") return;
+    const bool has_mtp = model_->mtp() != nullptr;
+    if (wanted == "dflash" || (wanted == "auto" && (options.draft_file || gguf::describe(*file_).has_dflash()))) {
+        if (wanted == "dflash" && !options.draft_file && !gguf::describe(*file_).has_dflash())
+            throw Error(path.string() + ": speculation 'dflash' asked for, but the file has no DFlash draft");
+        load_dflash(path, options);
+        speculation_ = "dflash";
+        return;
+    }
+    if (wanted == "mtp" && !has_mtp)
+        throw Error(path.string() + ": speculation 'mtp' asked for, but the model has no MTP head");
+    if (has_mtp) speculation_ = "mtp";
+}
+
+void LoadedModel::load_dflash(const std::filesystem::path& path, const LoadOptions& options) {
+    static_cast<void>(path);
+    const gguf::File* source = file_.get();
+    if (options.draft_file) {
+        draft_file_ = std::make_unique<gguf::File>(gguf::File::open(*options.draft_file));
+        source = draft_file_.get();
+    }
+    dflash_ = load_dflash_draft(*source, *model_, *backend_);
+}
+
+std::unique_ptr<runtime::Drafter> LoadedModel::make_drafter(int64_t n_ctx) const {
+    if (speculation_ == "mtp") return runtime::make_mtp_drafter(*model_->mtp(), n_ctx, model_->info().n_embd);
+    if (speculation_ == "dflash") return runtime::make_dflash_drafter(*dflash_, n_ctx);
+    return nullptr;
 }
 
 std::string_view stop_reason_name(StopReason reason) {

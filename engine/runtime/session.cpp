@@ -4,7 +4,9 @@
 
 #include "ember/runtime.h"
 #include "runtime/sampler.h"
-#include "runtime/stop_strings.h"
+#include "runtime/draft_controller.h"
+#include "runtime/drafter.h"
+#include "runtime/output_router.h"
 
 namespace ember {
 
@@ -24,66 +26,47 @@ size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
     return i;
 }
 
-// Routes decoded text through stop strings and, for chat turns, the reasoning/content parser, into the result and
-// the caller's callback.
-class OutputRouter {
-public:
-    OutputRouter(GenerationResult& result, const StreamCallback& callback, std::vector<std::string> stops,
-                 std::optional<chat::ParserOptions> parser)
-        : result_(result), callback_(callback), stops_(std::move(stops)) {
-        if (parser) parser_.emplace(*parser);
-    }
-
-    // Returns false when the caller asked to stop.
-    bool push(std::string_view text) { return route(stops_.push(text)); }
-    bool finish() {
-        bool go_on = route(stops_.flush());
-        if (parser_) go_on = emit(parser_->finish()) && go_on;
-        return go_on;
-    }
-    bool hit_stop_string() const { return stops_.stopped(); }
-
-private:
-    bool route(const std::string& text) {
-        if (text.empty()) return true;
-        if (parser_) return emit(parser_->push(text));
-        return emit(chat::ParsedDelta{{}, text, {}});
-    }
-    bool emit(chat::ParsedDelta delta) {
-        if (delta.content.empty() && delta.reasoning.empty() && delta.tool_calls.empty()) return true;
-        result_.content += delta.content;
-        result_.reasoning += delta.reasoning;
-        result_.tool_calls.insert(result_.tool_calls.end(), delta.tool_calls.begin(), delta.tool_calls.end());
-        if (!callback_) return true;
-        return callback_(StreamChunk{std::move(delta.content), std::move(delta.reasoning), std::move(delta.tool_calls),
-                                     static_cast<int64_t>(result_.tokens.size())});
-    }
-
-    GenerationResult& result_;
-    const StreamCallback& callback_;
-    runtime::StopStringFilter stops_;
-    std::optional<chat::OutputParser> parser_;
-};
-
 }  // namespace
 
-Session::Session(std::shared_ptr<const LoadedModel> model, const SessionOptions& options) : model_(std::move(model)) {
+Session::Session(std::shared_ptr<const LoadedModel> model, const SessionOptions& options)
+    : model_(std::move(model)), options_(options) {
     const int64_t n_ctx = std::clamp<int64_t>(options.n_ctx, 16, model_->info().n_ctx_train);
+    if (options.speculate) drafter_ = model_->make_drafter(n_ctx);
     StateOptions so;
     so.n_ctx = n_ctx;
     so.kv_type = options.kv_type;
+    if (drafter_) so.max_rollback = drafter_->max_draft() + 1;
     state_ = model_->model().create_state(so);
 }
 
 Session::~Session() = default;
 
 int64_t Session::n_ctx() const { return state_->capacity(); }
-size_t Session::memory_bytes() const { return state_->memory_bytes(); }
+size_t Session::memory_bytes() const { return state_->memory_bytes() + (drafter_ ? drafter_->memory_bytes() : 0); }
 void Session::cancel() { cancel_.store(true, std::memory_order_relaxed); }
 
-void Session::reset() {
-    state_->truncate(0);
-    cached_.clear();
+void Session::reset() { truncate(0); }
+
+int64_t Session::truncate(int64_t n) {
+    const int64_t kept = state_->truncate(n);
+    cached_.resize(static_cast<size_t>(kept));
+    if (drafter_) drafter_->truncate(kept);
+    return kept;
+}
+
+void Session::forward(std::span<const int32_t> tokens, bool all_logits, int64_t rollback, std::vector<float>& logits) {
+    ForwardRequest request{tokens, static_cast<int32_t>(cached_.size()), all_logits};
+    request.rollback = rollback;
+    if (drafter_ && drafter_->needs_hidden()) {
+        request.hidden = &hidden_;
+        request.all_hidden = true;
+    }
+    if (drafter_ && !drafter_->feature_layers().empty()) {
+        request.capture_layers = drafter_->feature_layers();
+        request.captured = &features_;
+    }
+    model_->model().forward(*state_, request, logits);
+    cached_.insert(cached_.end(), tokens.begin(), tokens.end());
 }
 
 void Session::prefill(std::span<const int32_t> prompt, GenerationStats& stats, std::vector<float>& logits) {
@@ -93,8 +76,7 @@ void Session::prefill(std::span<const int32_t> prompt, GenerationStats& stats, s
                     " tokens and the context holds " + std::to_string(n_ctx()));
     // Reuse what the state already holds; at least the last prompt token is recomputed for its logits.
     const size_t wanted = std::min(common_prefix(cached_, prompt), prompt.size() - 1);
-    const size_t reuse = static_cast<size_t>(state_->truncate(static_cast<int64_t>(wanted)));
-    cached_.resize(reuse);
+    const size_t reuse = static_cast<size_t>(truncate(static_cast<int64_t>(wanted)));
     stats.prompt_tokens = static_cast<int64_t>(prompt.size());
     stats.reused_tokens = static_cast<int64_t>(reuse);
 
@@ -103,8 +85,8 @@ void Session::prefill(std::span<const int32_t> prompt, GenerationStats& stats, s
     for (size_t first = reuse; first < prompt.size(); first += batch) {
         if (cancel_.load(std::memory_order_relaxed)) break;
         const auto chunk = prompt.subspan(first, std::min(batch, prompt.size() - first));
-        model_->model().forward(*state_, {chunk, static_cast<int32_t>(first), false}, logits);
-        cached_.insert(cached_.end(), chunk.begin(), chunk.end());
+        forward(chunk, false, 0, logits);
+        if (drafter_) drafter_->observe({chunk, static_cast<int64_t>(first), hidden_, features_});
         stats.prefilled_tokens += static_cast<int64_t>(chunk.size());
         // Recurrent models keep sparse checkpoints along long prompts, and one where the prompt ends (the next
         // turn of a chat shares at least that much).
@@ -128,40 +110,120 @@ GenerationResult Session::run(std::span<const int32_t> prompt, const GenerationO
     const Tokenizer& tokenizer = model_->tokenizer();
     runtime::Sampler sampler(options.sampling);
     StreamDecoder decoder(tokenizer);
-    OutputRouter out(result, on_chunk, options.stop, std::move(parser));
+    runtime::OutputRouter out(result, on_chunk, options.stop, std::move(parser));
+    std::optional<runtime::DraftController> controller;
+    if (drafter_) {
+        controller.emplace(drafter_->max_draft(), drafter_->start_draft(), options_.draft_length);
+        result.stats.speculation = std::string(drafter_->method());
+    }
+    const int64_t vocab = model_->info().n_vocab;
     const auto start = Clock::now();
-    result.stop_reason = StopReason::max_tokens;
-    while (true) {
+    bool done = false;
+
+    // Accepts the next token into the output; false when the generation ends here (the token is then dropped if
+    // it is an end token, or kept as the last output token).
+    auto consume = [&](int32_t id) {
         if (cancel_.load(std::memory_order_relaxed)) {
             result.stop_reason = StopReason::cancelled;
-            break;
+            return false;
         }
-        if (options.max_tokens >= 0 && static_cast<int64_t>(result.tokens.size()) >= options.max_tokens) break;
-        const int32_t id = sampler.sample(logits, cached_);
+        if (options.max_tokens >= 0 && static_cast<int64_t>(result.tokens.size()) >= options.max_tokens) {
+            result.stop_reason = StopReason::max_tokens;
+            return false;
+        }
         if (!options.ignore_end_of_generation && tokenizer.is_end_of_generation(id)) {
             result.stop_reason = StopReason::end_of_generation;
-            break;
+            return false;
         }
         result.tokens.push_back(id);
         ++result.stats.generated_tokens;
         if (!out.push(decoder.push(id))) {
             result.stop_reason = StopReason::cancelled;
-            break;
+            return false;
         }
         if (out.hit_stop_string()) {
             result.stop_reason = StopReason::stop_string;
-            break;
+            return false;
         }
         if (static_cast<int64_t>(cached_.size()) + 1 >= n_ctx()) {
             if (options.on_context_full == ContextFullPolicy::error)
                 throw Error("context full: " + std::to_string(n_ctx()) +
                             " positions used; start a new conversation or allow a larger context");
             result.stop_reason = StopReason::context_full;
+            return false;
+        }
+        return true;
+    };
+
+    int32_t next = sampler.sample(logits, cached_);
+    std::vector<int32_t> history, batch;
+    while (!done && consume(next)) {
+        // Draft length for this step, within what the context and max_tokens leave.
+        int n = controller ? controller->choose() : 0;
+        const int64_t room = n_ctx() - 2 - static_cast<int64_t>(cached_.size());
+        n = static_cast<int>(std::clamp<int64_t>(n, 0, room));
+        if (options.max_tokens >= 0)
+            n = static_cast<int>(std::min<int64_t>(n, options.max_tokens - static_cast<int64_t>(result.tokens.size())));
+        std::vector<int32_t> drafts;
+        const auto t0 = Clock::now();
+        if (n > 0) drafts = drafter_->draft(next, static_cast<int64_t>(cached_.size()), n);
+        const double draft_seconds = seconds_since(t0);
+
+        const int64_t position = static_cast<int64_t>(cached_.size());
+        if (drafts.empty()) {  // a plain decode step
+            const auto t1 = Clock::now();
+            const int32_t one[1] = {next};
+            forward(one, false, 0, logits);
+            if (drafter_) drafter_->observe({one, position, hidden_, features_});
+            if (controller) controller->record_plain(seconds_since(t1));
+            next = sampler.sample(logits, cached_);
+            continue;
+        }
+
+        // Verify [next, d_1 .. d_n] in one batch whose rows equal plain decoding (rollback form).
+        batch.assign(1, next);
+        batch.insert(batch.end(), drafts.begin(), drafts.end());
+        const auto t1 = Clock::now();
+        forward(batch, true, static_cast<int64_t>(batch.size()), logits);
+        const double verify_seconds = seconds_since(t1);
+        // y_i is the target's own sample at row i; drafts are accepted while they equal it (lossless at any
+        // temperature: every emitted token is a target sample).
+        history.assign(cached_.begin(), cached_.begin() + position + 1);
+        int accepted = 0;
+        int32_t y = 0;
+        for (size_t i = 0; i < batch.size(); ++i) {
+            std::span<float> row(logits.data() + i * static_cast<size_t>(vocab), static_cast<size_t>(vocab));
+            y = sampler.sample(row, history);
+            if (i < drafts.size() && y == drafts[i]) {
+                ++accepted;
+                history.push_back(y);
+                continue;
+            }
             break;
         }
-        const int32_t one[1] = {id};
-        model_->model().forward(*state_, {one, static_cast<int32_t>(cached_.size()), false}, logits);
-        cached_.push_back(id);
+        controller->record_speculative(static_cast<int>(drafts.size()), accepted, draft_seconds, verify_seconds);
+        result.stats.draft_steps += 1;
+        result.stats.drafted_tokens += static_cast<int64_t>(drafts.size());
+        result.stats.accepted_tokens += accepted;
+        result.stats.last_draft_length = static_cast<int>(drafts.size());
+        // Emit the accepted drafts; the rows kept are [next, accepted drafts consumed so far].
+        int kept_rows = accepted + 1;
+        for (int j = 0; j < accepted; ++j) {
+            if (!consume(drafts[static_cast<size_t>(j)])) {
+                kept_rows = j + 1;
+                done = true;
+                break;
+            }
+        }
+        truncate(position + kept_rows);
+        if (drafter_) {
+            const int64_t e = model_->info().n_embd;
+            const size_t f = drafter_->feature_layers().size() * static_cast<size_t>(e);
+            drafter_->observe({std::span(batch).first(static_cast<size_t>(kept_rows)), position,
+                               hidden_.empty() ? std::span<const float>() : std::span<const float>(hidden_).first(kept_rows * e),
+                               features_.empty() ? std::span<const float>() : std::span<const float>(features_).first(kept_rows * f)});
+        }
+        next = y;
     }
     out.push(decoder.flush());
     out.finish();
@@ -201,16 +263,16 @@ std::vector<float> Session::append(std::span<const int32_t> tokens) {
     if (static_cast<int64_t>(cached_.size() + tokens.size()) > n_ctx())
         throw Error("context full: " + std::to_string(cached_.size() + tokens.size()) +
                     " tokens, the context holds " + std::to_string(n_ctx()));
-    const size_t n_vocab = static_cast<size_t>(model_->info().n_vocab);
     std::vector<float> all;
-    all.reserve(tokens.size() * n_vocab);
+    all.reserve(tokens.size() * static_cast<size_t>(model_->info().n_vocab));
     std::vector<float> logits;
     const size_t batch = static_cast<size_t>(model_->model().max_batch());
     for (size_t first = 0; first < tokens.size(); first += batch) {
         const auto chunk = tokens.subspan(first, std::min(batch, tokens.size() - first));
-        model_->model().forward(*state_, {chunk, static_cast<int32_t>(cached_.size()), true}, logits);
+        const int64_t position = static_cast<int64_t>(cached_.size());
+        forward(chunk, true, 0, logits);
+        if (drafter_) drafter_->observe({chunk, position, hidden_, features_});
         all.insert(all.end(), logits.begin(), logits.end());
-        cached_.insert(cached_.end(), chunk.begin(), chunk.end());
     }
     return all;
 }

@@ -30,9 +30,19 @@ namespace ember {
 
 struct LoadOptions {
     int threads = 0;                       // CPU threads; 0 = all
+    std::string backend = "cpu";           // make_backend's name: "cpu", "vulkan", "vulkan:N", "vulkan:NAME"
     LoadProgress progress;                 // fraction loaded; return false to cancel (load throws LoadCancelled)
     std::optional<std::filesystem::path> chat_template_file;  // overrides the file's tokenizer.chat_template
+    // Speculative decoding: "auto" (an embedded DFlash draft, else the model's MTP head, else none), "off",
+    // "mtp" or "dflash" (an error when the file has no such draft).
+    std::string speculation = "auto";
+    // A standalone DFlash draft file to use with this model (instead of an embedded draft).
+    std::optional<std::filesystem::path> draft_file;
 };
+
+namespace runtime {
+class Drafter;
+}
 
 // A model file opened for inference: the mapping, the backend, the architecture, tokenizer and chat template.
 class LoadedModel {
@@ -50,9 +60,17 @@ public:
     // Why the file's own template could not be used (empty when it could, or when there is none).
     const std::string& chat_template_error() const { return template_error_; }
     double load_seconds() const { return load_seconds_; }
+    // "none", "mtp" or "dflash": what sessions draft with.
+    const std::string& speculation() const { return speculation_; }
+    // A fresh drafter for a session with n_ctx positions (null when speculation is off).
+    std::unique_ptr<runtime::Drafter> make_drafter(int64_t n_ctx) const;
+
+    ~LoadedModel();
 
 private:
     LoadedModel() = default;
+    void choose_speculation(const std::filesystem::path& path, const LoadOptions& options);
+    void load_dflash(const std::filesystem::path& path, const LoadOptions& options);
     std::unique_ptr<gguf::File> file_;
     std::unique_ptr<Backend> backend_;
     std::unique_ptr<Model> model_;
@@ -60,6 +78,9 @@ private:
     std::optional<chat::Template> template_;
     std::string template_error_;
     double load_seconds_ = 0;
+    std::string speculation_ = "none";
+    std::unique_ptr<gguf::File> draft_file_;           // a separate draft file, when given
+    std::unique_ptr<DraftModel> dflash_;               // the DFlash draft model, when used
 };
 
 struct SamplingParams {
@@ -91,6 +112,14 @@ enum class StopReason { end_of_generation, max_tokens, stop_string, cancelled, c
 std::string_view stop_reason_name(StopReason reason);
 
 struct GenerationStats {
+    std::string speculation = "none";  // the draft method in use
+    int64_t draft_steps = 0;           // draft + verify steps
+    int64_t drafted_tokens = 0;
+    int64_t accepted_tokens = 0;
+    int last_draft_length = 0;         // the length the adaptive rule chose last
+    double acceptance_rate() const { return drafted_tokens ? double(accepted_tokens) / drafted_tokens : 0; }
+    // Tokens committed per draft + verify step (accepted drafts plus the target's own token).
+    double mean_accepted_length() const { return draft_steps ? double(accepted_tokens + draft_steps) / draft_steps : 0; }
     int64_t prompt_tokens = 0;     // tokens of the prompt
     int64_t reused_tokens = 0;     // prompt tokens already in the state (prefix reuse)
     int64_t prefilled_tokens = 0;  // prompt tokens computed this turn
@@ -123,6 +152,8 @@ struct GenerationResult {
 struct SessionOptions {
     int64_t n_ctx = 4096;          // positions; capped at the model's training context
     KvCacheType kv_type = KvCacheType::f16;
+    bool speculate = true;         // draft when the model has a draft (LoadedModel::speculation())
+    int draft_length = 0;          // 0: chosen per step from measurements; > 0: always this many
 };
 
 class Session {
@@ -153,11 +184,18 @@ public:
 private:
     // Brings the state to `prompt` (reusing the common prefix) and returns the last position's logits.
     void prefill(std::span<const int32_t> prompt, GenerationStats& stats, std::vector<float>& logits);
+    // Runs tokens at the end of the state and keeps the drafter in step; rollback: see ForwardRequest.
+    void forward(std::span<const int32_t> tokens, bool all_logits, int64_t rollback, std::vector<float>& logits);
+    // Cuts the state (and the drafter) back to n positions; returns what was kept.
+    int64_t truncate(int64_t n);
     GenerationResult run(std::span<const int32_t> prompt, const GenerationOptions& options,
                          const StreamCallback& on_chunk, std::optional<chat::ParserOptions> parser);
 
     std::shared_ptr<const LoadedModel> model_;
+    SessionOptions options_;
     std::unique_ptr<SequenceState> state_;
+    std::unique_ptr<runtime::Drafter> drafter_;
+    std::vector<float> hidden_, features_;  // the last forward's rows for the drafter
     std::vector<int32_t> cached_;  // tokens whose results are in state_
     std::atomic<bool> cancel_{false};
 };

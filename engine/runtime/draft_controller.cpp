@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+#include "runtime/draft_controller.h"
+
+#include <algorithm>
+
+namespace ember::runtime {
+
+namespace {
+constexpr int kWarmupPlainSteps = 3;  // measure t_1 first
+constexpr int kProbeEvery = 32;       // plain steps between probes while speculation does not pay
+constexpr double kMargin = 1.05;
+}  // namespace
+
+DraftController::DraftController(int max_draft, int start_draft, int fixed)
+    : max_(std::max(max_draft, 0)), start_(std::clamp(start_draft, 1, std::max(max_draft, 1))), fixed_(fixed),
+      tv_(static_cast<size_t>(max_ + 2), 0.0), td_(static_cast<size_t>(max_ + 1), 0.0),
+      tried_(static_cast<size_t>(max_ + 1), 0.0), accepted_(static_cast<size_t>(max_ + 1), 0.0) {}
+
+double DraftController::alpha(int i) const {
+    // Laplace-smoothed acceptance of position i given the earlier ones were accepted.
+    return (accepted_[static_cast<size_t>(i)] + 1.0) / (tried_[static_cast<size_t>(i)] + 2.0);
+}
+
+double DraftController::expected_tokens(int n) const {
+    double e = 1.0, chain = 1.0;
+    for (int i = 1; i <= n; ++i) e += (chain *= alpha(i));
+    return e;
+}
+
+double DraftController::rate(int n) const {
+    if (n == 0) return t1_ > 0 ? 1.0 / t1_ : 0.0;
+    const double td = td_[static_cast<size_t>(n)], tv = tv_[static_cast<size_t>(n + 1)];
+    return td > 0 && tv > 0 ? expected_tokens(n) / (td + tv) : 0.0;
+}
+
+int DraftController::choose() {
+    ++steps_;
+    if (max_ == 0) return last_ = 0;
+    if (fixed_ > 0) return last_ = std::min(fixed_, max_);
+    if (plain_steps_ < kWarmupPlainSteps) return last_ = 0;
+    // The best measured length; an unmeasured neighbour of it is tried now and then.
+    int best = 0;
+    for (int n = 1; n <= max_; ++n)
+        if (rate(n) > rate(best)) best = n;
+    if (best == 0) {
+        bool any_measured = false;
+        for (int n = 1; n <= max_; ++n) any_measured = any_measured || rate(n) > 0;
+        if (!any_measured) return last_ = start_;
+    }
+    const bool pays = best > 0 && rate(best) >= kMargin * rate(0);
+    if (pays) {
+        const int next = best + 1;
+        if (next <= max_ && rate(next) == 0 && steps_ % 8 == 0 && alpha(best) > 0.5) return last_ = next;
+        return last_ = best;
+    }
+    // Speculation does not pay now: decode plainly, and probe again now and then since acceptance changes.
+    if (++since_probe_ >= kProbeEvery) {
+        since_probe_ = 0;
+        return last_ = best > 0 ? best : start_;
+    }
+    return last_ = 0;
+}
+
+void DraftController::record_plain(double seconds) {
+    t1_ = ema(t1_, seconds);
+    ++plain_steps_;
+}
+
+void DraftController::record_speculative(int drafted, int accepted, double draft_seconds, double verify_seconds) {
+    if (drafted <= 0 || drafted > max_) return;
+    td_[static_cast<size_t>(drafted)] = ema(td_[static_cast<size_t>(drafted)], draft_seconds);
+    tv_[static_cast<size_t>(drafted + 1)] = ema(tv_[static_cast<size_t>(drafted + 1)], verify_seconds);
+    for (int i = 1; i <= drafted; ++i) {
+        tried_[static_cast<size_t>(i)] += 1;
+        if (i <= accepted) {
+            accepted_[static_cast<size_t>(i)] += 1;
+        } else {
+            break;  // later positions were not tried given an earlier rejection
+        }
+    }
+}
+
+}  // namespace ember::runtime

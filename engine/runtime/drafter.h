@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// A source of draft tokens for speculative decoding (../shared/specs/speculative.md). The session feeds it every
+// row the target processes, asks it for drafts, and tells it where the sequence was cut back.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "ember/model.h"
+
+namespace ember::runtime {
+
+// What the target computed for a batch of tokens it processed.
+struct TargetRows {
+    std::span<const int32_t> tokens;
+    int64_t first_position = 0;
+    std::span<const float> hidden;    // [n, n_embd] after the final norm (when the drafter asks for it)
+    std::span<const float> features;  // [n, layers * n_embd] layer inputs (when the drafter asks for them)
+};
+
+class Drafter {
+public:
+    virtual ~Drafter() = default;
+    virtual std::string_view method() const = 0;  // "mtp", "dflash"
+    virtual int max_draft() const = 0;            // the longest draft one step can make
+    virtual int start_draft() const = 0;          // the draft length that seeds the measurements
+    // What the target must hand over for every processed row.
+    virtual bool needs_hidden() const { return false; }
+    virtual std::span<const int64_t> feature_layers() const { return {}; }
+    // The target processed these rows (and keeps them).
+    virtual void observe(const TargetRows& rows) = 0;
+    // Up to n tokens to follow `last`, which sits at `position` and is not processed by the target yet.
+    virtual std::vector<int32_t> draft(int32_t last, int64_t position, int n) = 0;
+    // The target forgot positions >= n.
+    virtual void truncate(int64_t n) = 0;
+    virtual size_t memory_bytes() const = 0;
+};
+
+// The model's own MTP head (speculative.md §2): its context pairs each token with the target's hidden state at the
+// position before; drafting chains the head's own outputs.
+std::unique_ptr<Drafter> make_mtp_drafter(const MtpHead& head, int64_t n_ctx, int64_t n_embd);
+
+// A DFlash draft (speculative.md §3): its context is the target's features of every processed row; one pass
+// drafts a whole block.
+std::unique_ptr<Drafter> make_dflash_drafter(const DraftModel& draft, int64_t n_ctx);
+
+}  // namespace ember::runtime
