@@ -17,5 +17,6 @@ int run_run(const Args& args);
 int run_chat(const Args& args);
 int run_logits(const Args& args);
 int run_bench(const Args& args);
+int run_devices(const Args& args);
 
 }  // namespace ember::cli

@@ -7,7 +7,8 @@
 namespace ember::cli {
 
 std::vector<OptionSpec> model_option_specs() {
-    return {{"--model", "-m"}, {"--threads", "-t"}, {"--ctx", "-c"}, {"--kv-type", ""}, {"--template", ""}};
+    return {{"--model", "-m"}, {"--threads", "-t"}, {"--ctx", "-c"},
+            {"--kv-type", ""}, {"--template", ""}, {"--backend", ""}};
 }
 
 std::vector<OptionSpec> sampling_option_specs() {
@@ -27,6 +28,7 @@ std::shared_ptr<LoadedModel> load_model_from_args(const ParsedArgs& args) {
     options.threads = static_cast<int>(args.get_int("--threads", 0));
     if (options.threads < 0) throw UsageError("--threads must be 0 (all) or more");
     if (args.has("--template")) options.chat_template_file = args.get("--template");
+    options.backend = args.get("--backend", "cpu");
     const bool show = ::isatty(STDERR_FILENO);
     int last_percent = -1;
     if (show)

@@ -10,7 +10,7 @@
 
 namespace ember::cli {
 
-// -m/--model, --threads, --ctx, --kv-type, --template
+// -m/--model, --threads, --ctx, --kv-type, --template, --backend (cpu, vulkan, vulkan:N, vulkan:NAME)
 std::vector<OptionSpec> model_option_specs();
 // --temp, --top-k, --top-p, --min-p, --repeat-penalty, --repeat-last-n, --presence-penalty,
 // --frequency-penalty, --seed, --stop

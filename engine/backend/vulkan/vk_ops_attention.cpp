@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Conversions between row types, KV-cache writes (a conversion into the cache rows named by the positions) and
 // causal attention over the cache.
+#include <algorithm>
+
 #include "backend/vulkan/vulkan_backend.h"
 
 namespace ember::vulkan {
@@ -54,7 +56,13 @@ void VulkanBackend::convert_rows(const Tensor& x, const Tensor& out, const View*
 
 void VulkanBackend::convert(const Tensor& x, const Tensor& out) {
     require(x.rows == out.rows && x.cols == out.cols, "convert: shape mismatch");
-    convert_rows(x, out, nullptr);
+    // Tensors larger than one binding go in row slices.
+    const size_t stride = std::max(x.row_stride, out.row_stride);
+    const int64_t slice = std::max<int64_t>(1, static_cast<int64_t>(ctx_->limits().maxStorageBufferRange / stride) - 1);
+    for (int64_t r0 = 0; r0 < x.rows; r0 += slice) {
+        const int64_t n = std::min(slice, x.rows - r0);
+        convert_rows(x.row_range(r0, n), out.row_range(r0, n), nullptr);
+    }
 }
 
 void VulkanBackend::store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
