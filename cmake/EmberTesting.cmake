@@ -17,7 +17,15 @@ function(ember_add_gtest name)
   target_compile_definitions(${name} PRIVATE EMBER_TEST_FIXTURE_DIR="${EMBER_FIXTURE_DIR}"
                                              EMBER_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
   if(ARG_FIXTURES)
-    list(JOIN ARG_FIXTURES "\\;" fixtures)  # one value, even for several fixtures
+    # gtest_discover_tests passes a property list on as its first value only, so several fixtures meet in one
+    # no-op setup test that requires them all.
+    set(fixtures ${ARG_FIXTURES})
+    list(LENGTH ARG_FIXTURES n_fixtures)
+    if(n_fixtures GREATER 1)
+      set(fixtures ${name}_fixtures)
+      add_test(NAME fixtures.${name} COMMAND ${CMAKE_COMMAND} -E true)
+      set_tests_properties(fixtures.${name} PROPERTIES FIXTURES_SETUP ${fixtures} FIXTURES_REQUIRED "${ARG_FIXTURES}")
+    endif()
     gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60 PROPERTIES FIXTURES_REQUIRED "${fixtures}")
   else()
     gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60)

@@ -201,6 +201,9 @@ bool is_drafted(const gguf::File& file, const DFlashWarning& warn) {
     return false;
 }
 
+// Why a bad mask token is an error rather than a warning.
+constexpr const char* kSilentDraft = "; without it drafting would silently do nothing";
+
 std::optional<int64_t> dflash_mask_token(const gguf::File& file, const DFlashWarning& warn) {
     auto read = [&](const char* key) -> std::optional<int64_t> {
         const gguf::Value* v = file.find(key);
@@ -240,10 +243,10 @@ DFlashInfo read_dflash(const gguf::File& file, const std::string& prefix, const 
     if (!mask)
         fail(file,
              std::string(prefix.empty() ? "DFlash draft has no mask token" : "drafted GGUF has no DFlash mask token") +
-                 " (dflash.mask_token_id or tokenizer.ggml.mask_token_id)");
+                 " (dflash.mask_token_id or tokenizer.ggml.mask_token_id)" + kSilentDraft);
     if (*mask < 0 || *mask >= target.n_vocab)
         fail(file, "DFlash mask token id " + std::to_string(*mask) + " is outside the vocabulary (n_vocab " +
-                       std::to_string(target.n_vocab) + ")");
+                       std::to_string(target.n_vocab) + ")" + kSilentDraft);
     info.mask_token = static_cast<int32_t>(*mask);
     return info;
 }

@@ -172,7 +172,8 @@ TEST(DFlashFile, StandaloneChecksUseTheirOwnWording) {
     const gguf::File no_mask = gguf::File::open(dflash_dir() / "bad_merge" / "no_mask_token.gguf");
     EXPECT_EQ(
         error_of([&] { model::read_dflash(no_mask, "", model::dflash_target(target)); }),
-        no_mask.name() + ": DFlash draft has no mask token (dflash.mask_token_id or tokenizer.ggml.mask_token_id)");
+        no_mask.name() + ": DFlash draft has no mask token (dflash.mask_token_id or tokenizer.ggml.mask_token_id); "
+                         "without it drafting would silently do nothing");
     // A standalone draft's tensors carry no prefix; a prefix finds none of them.
     const gguf::File draft = gguf::File::open(dflash_dir() / "draft-qwen3.gguf");
     EXPECT_EQ(error_of([&] { model::read_dflash(draft, "dflash.", 64, 2, 269); }),
@@ -181,7 +182,8 @@ TEST(DFlashFile, StandaloneChecksUseTheirOwnWording) {
     EXPECT_EQ(error_of([&] { model::read_dflash(draft, "", 64, 1, 269); }),
               draft.name() + ": dflash.target_layers entry 2 is outside the target's layers 1..1");
     EXPECT_EQ(error_of([&] { model::read_dflash(draft, "", 64, 2, 266); }),
-              draft.name() + ": DFlash mask token id 266 is outside the vocabulary (n_vocab 266)");
+              draft.name() + ": DFlash mask token id 266 is outside the vocabulary (n_vocab 266); without it drafting "
+                             "would silently do nothing");
 }
 
 TEST(DFlashFile, AbsurdValuesGiveOneLineErrors) {
@@ -210,7 +212,8 @@ TEST(DFlashFile, AbsurdValuesGiveOneLineErrors) {
         {{{"dflash.target_layers", V{gguf::make_array(gguf::ValueType::I64, {int64_t{1}, int64_t{1} << 62})}}},
          "dflash.target_layers entry 4611686018427387904 is outside the target's layers 1..2"},
         {{{"dflash.mask_token_id", V{int32_t{-1}}}, {"tokenizer.ggml.mask_token_id", V{}}},
-         "DFlash mask token id -1 is outside the vocabulary (n_vocab 269)"},
+         "DFlash mask token id -1 is outside the vocabulary (n_vocab 269); without it drafting would silently do "
+         "nothing"},
         {{{"dflash.mask_token_id", V{std::string("266")}}},
          "key 'dflash.mask_token_id' has type string, expected an integer"},
         {{{"dflash.attention.sliding_window_pattern", V{gguf::make_array(gguf::ValueType::BOOL, {true})}}},
