@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// ember-cli bench -m FILE [-p 512] [-n 128] [-r 3] [--json]
+// ember-cli bench -m FILE [-p 512] [-n 128] [-r 3] [--verify-curve K] [--json]
 // Prefill of p tokens in batches, then n single-token decode steps, r times; tokens per second of each, the load
-// time and the peak resident memory. The tokens are fixed ids, so the figures do not depend on sampling.
+// time and the peak resident memory. The tokens are fixed ids, so the figures do not depend on sampling. A model with
+// a draft also decodes through sessions with and without speculation (speedup, acceptance); --verify-curve K
+// times verifying 1..K tokens in one pass against one decode step.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -10,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/resource.h>
 
+#include "cli_bench_speculation.h"
 #include "cli_model.h"
 
 namespace ember::cli {
@@ -47,6 +50,7 @@ int run_bench(const Args& raw) {
     const ParsedArgs args(raw, join(model_option_specs(), {{"--n-prompt", "-p"},
                                                             {"--n-gen", "-n"},
                                                             {"--repetitions", "-r"},
+                                                            {"--verify-curve", ""},
                                                             {"--json", "", false}}));
     const int64_t n_prompt = args.get_int("--n-prompt", 512);
     const int64_t n_gen = args.get_int("--n-gen", 128);
@@ -66,6 +70,7 @@ int run_bench(const Args& raw) {
     for (int64_t i = 0; i < n_prompt; ++i) prompt[static_cast<size_t>(i)] = static_cast<int32_t>((i * 7919 + 13) % n_vocab);
     Figure prefill, decode;
     std::vector<float> logits;
+    uint64_t decode_weight_bytes = 0;  // read by the matrix products of all decode steps (the backend's counters)
     for (int64_t r = 0; r < reps; ++r) {
         state->truncate(0);
         auto start = Clock::now();
@@ -76,6 +81,7 @@ int run_bench(const Args& raw) {
         }
         prefill.runs.push_back(n_prompt / std::chrono::duration<double>(Clock::now() - start).count());
         if (n_gen == 0) continue;
+        const uint64_t weight_bytes_before = loaded->backend().counters().weight_bytes;
         start = Clock::now();
         for (int64_t i = 0; i < n_gen; ++i) {
             const int32_t next = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
@@ -83,7 +89,13 @@ int run_bench(const Args& raw) {
             model.forward(*state, {one, static_cast<int32_t>(n_prompt + i), false}, logits);
         }
         decode.runs.push_back(n_gen / std::chrono::duration<double>(Clock::now() - start).count());
+        decode_weight_bytes += loaded->backend().counters().weight_bytes - weight_bytes_before;
     }
+
+    const nlohmann::ordered_json speculation = bench_speculation(loaded, so, prompt, n_gen, reps);
+    nlohmann::ordered_json verify_cost;
+    if (const long long k = args.get_int("--verify-curve", 0); k > 0)
+        verify_cost = bench_verify_cost(*loaded, so.kv_type, prompt, static_cast<int>(std::min(k, 64LL)));
 
     if (args.has("--json")) {
         nlohmann::ordered_json out = {
@@ -98,8 +110,14 @@ int run_bench(const Args& raw) {
             {"load_seconds", loaded->load_seconds()},
             {"prefill_tokens_per_second", prefill.json()},
             {"decode_tokens_per_second", decode.json()},
+            // bytes of weights one decode token reads (all matrices, the routed experts only): with the device's
+            // copy bandwidth (ember-cli devices --bandwidth), the fraction of bandwidth decode achieves
+            {"decode_weight_bytes_per_token",
+             n_gen > 0 ? decode_weight_bytes / static_cast<uint64_t>(n_gen * reps) : uint64_t{0}},
             {"peak_rss_mib", peak_rss_mib()},
         };
+        if (!speculation.is_null()) out["speculation"] = speculation;
+        if (!verify_cost.is_null()) out["verify_cost"] = verify_cost;
         std::cout << out.dump(2) << "\n";
     } else {
         std::printf("%s on %s\n", args.get("--model").c_str(), loaded->backend().name().c_str());
@@ -108,6 +126,17 @@ int run_bench(const Args& raw) {
                     static_cast<long long>(n_prompt));
         std::printf("  decode    %8.1f tok/s  (± %.1f, %lld tokens)\n", decode.mean(), decode.stddev(),
                     static_cast<long long>(n_gen));
+        if (!speculation.is_null())
+            std::printf("  %-9s %8.1f tok/s  (plain %.1f: x%.2f; %.0f %% accepted, %.2f tokens per step)\n",
+                        speculation["method"].get<std::string>().c_str(),
+                        speculation["speculative_decode_tokens_per_second"]["mean"].get<double>(),
+                        speculation["plain_decode_tokens_per_second"]["mean"].get<double>(),
+                        speculation["speedup"].get<double>(), 100.0 * speculation["acceptance_rate"].get<double>(),
+                        speculation["mean_accepted_length"].get<double>());
+        if (!verify_cost.is_null())
+            for (const auto& point : verify_cost["curve"])
+                std::printf("  verify %2d %8.2f x one decode step\n", point["tokens"].get<int>(),
+                            point["relative_to_decode_step"].get<double>());
         std::printf("  peak RSS  %8.1f MiB\n", peak_rss_mib());
     }
     return 0;

@@ -8,7 +8,8 @@ namespace ember::cli {
 
 std::vector<OptionSpec> model_option_specs() {
     return {{"--model", "-m"}, {"--threads", "-t"}, {"--ctx", "-c"},
-            {"--kv-type", ""}, {"--template", ""}, {"--backend", ""}};
+            {"--kv-type", ""}, {"--template", ""}, {"--backend", ""},
+            {"--speculation", ""}, {"--draft-file", ""}, {"--draft-length", ""}};
 }
 
 std::vector<OptionSpec> sampling_option_specs() {
@@ -29,6 +30,8 @@ std::shared_ptr<LoadedModel> load_model_from_args(const ParsedArgs& args) {
     if (options.threads < 0) throw UsageError("--threads must be 0 (all) or more");
     if (args.has("--template")) options.chat_template_file = args.get("--template");
     options.backend = args.get("--backend", "cpu");
+    options.speculation = args.get("--speculation", "auto");
+    if (args.has("--draft-file")) options.draft_file = args.get("--draft-file");
     const bool show = ::isatty(STDERR_FILENO);
     int last_percent = -1;
     if (show)
@@ -53,6 +56,8 @@ SessionOptions session_options_from_args(const ParsedArgs& args) {
     else if (kv == "q8_0") options.kv_type = KvCacheType::q8_0;
     else if (kv == "f32") options.kv_type = KvCacheType::f32;
     else throw UsageError("--kv-type must be f16, q8_0 or f32, got '" + kv + "'");
+    options.draft_length = static_cast<int>(args.get_int("--draft-length", 0));
+    if (options.draft_length < 0) throw UsageError("--draft-length must be 0 (adaptive) or more");
     return options;
 }
 

@@ -10,7 +10,8 @@
 
 namespace ember::cli {
 
-// -m/--model, --threads, --ctx, --kv-type, --template, --backend (cpu, vulkan, vulkan:N, vulkan:NAME)
+// -m/--model, --threads, --ctx, --kv-type, --template, --backend (cpu, vulkan, vulkan:N, vulkan:NAME),
+// --speculation (auto, off, mtp, dflash), --draft-file (a standalone DFlash draft), --draft-length (0: adaptive)
 std::vector<OptionSpec> model_option_specs();
 // --temp, --top-k, --top-p, --min-p, --repeat-penalty, --repeat-last-n, --presence-penalty,
 // --frequency-penalty, --seed, --stop

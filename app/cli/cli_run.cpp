@@ -44,6 +44,10 @@ int run_run(const Args& raw) {
                  static_cast<long long>(s.prompt_tokens), static_cast<long long>(s.reused_tokens),
                  s.prefill_tokens_per_second(), static_cast<long long>(s.generated_tokens),
                  s.decode_tokens_per_second(), std::string(stop_reason_name(result.stop_reason)).c_str());
+    if (s.draft_steps > 0)
+        std::fprintf(stderr, "[speculation %s: %lld of %lld drafted tokens accepted (%.0f %%), %.2f tokens per step]\n",
+                     s.speculation.c_str(), static_cast<long long>(s.accepted_tokens),
+                     static_cast<long long>(s.drafted_tokens), 100.0 * s.acceptance_rate(), s.mean_accepted_length());
     return 0;
 }
 

@@ -7,7 +7,8 @@ namespace ember::runtime {
 
 namespace {
 constexpr int kWarmupPlainSteps = 3;  // measure t_1 first
-constexpr int kProbeEvery = 32;       // plain steps between probes while speculation does not pay
+constexpr int kFirstProbeGap = 16;    // plain steps before the first probe once speculation stops paying
+constexpr int kLastProbeGap = 512;    // probes that keep failing are spaced out up to this
 constexpr double kMargin = 1.05;
 }  // namespace
 
@@ -49,14 +50,19 @@ int DraftController::choose() {
     }
     const bool pays = best > 0 && rate(best) >= kMargin * rate(0);
     if (pays) {
+        probe_gap_ = kFirstProbeGap;
         const int next = best + 1;
         if (next <= max_ && rate(next) == 0 && steps_ % 8 == 0 && alpha(best) > 0.5) return last_ = next;
         return last_ = best;
     }
-    // Speculation does not pay now: decode plainly, and probe again now and then since acceptance changes.
-    if (++since_probe_ >= kProbeEvery) {
+    // Speculation does not pay now: decode plainly, and probe again now and then since acceptance changes (text
+    // turns into code, a quote repeats). Each probe that does not pay doubles the gap to the next, and a probe
+    // drafts one token unless some length has been measured to come close, so a draft that never agrees costs a
+    // fraction of a percent.
+    if (++since_probe_ >= probe_gap_) {
         since_probe_ = 0;
-        return last_ = best > 0 ? best : start_;
+        probe_gap_ = std::min(2 * probe_gap_, kLastProbeGap);
+        return last_ = best > 0 ? best : 1;
     }
     return last_ = 0;
 }

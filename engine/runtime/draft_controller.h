@@ -3,7 +3,8 @@
 // (../shared/specs/speculative.md §7): with t_1 the time of a plain decode step, t_v(m) of verifying m tokens,
 // t_d(n) of drafting n, and alpha_i the chance that draft position i is accepted after positions < i were,
 //   E(n) = 1 + sum_i prod_{j<=i} alpha_j,   R(n) = E(n) / (t_d(n) + t_v(n + 1)),   R(0) = 1 / t_1,
-// and speculates with n* = argmax R only if R(n*) >= 1.05 R(0). While plain, it probes again every 32 steps.
+// and speculates with n* = argmax R only if R(n*) >= 1.05 R(0). While plain, it probes again after 16 steps, then
+// after twice as many each time a probe does not pay (up to 512).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +39,7 @@ private:
     std::vector<double> tried_, accepted_;  // per draft position i (1-based)
     int plain_steps_ = 0;
     int since_probe_ = 0;
+    int probe_gap_ = 16;
     int steps_ = 0;
 };
 

@@ -47,4 +47,7 @@ std::unique_ptr<Drafter> make_mtp_drafter(const MtpHead& head, int64_t n_ctx, in
 // drafts a whole block.
 std::unique_ptr<Drafter> make_dflash_drafter(const DraftModel& draft, int64_t n_ctx);
 
+// Wraps a drafter so that observed rows are handed over in batches, when a draft is asked for.
+std::unique_ptr<Drafter> buffer_observations(std::unique_ptr<Drafter> inner);
+
 }  // namespace ember::runtime

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#include "cli_bench_speculation.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace ember::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double mean(const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += x;
+    return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+nlohmann::ordered_json bench_speculation(const std::shared_ptr<LoadedModel>& model, SessionOptions options,
+                                         std::span<const int32_t> prompt, int64_t n_gen, int64_t reps) {
+    if (model->speculation() == "none" || n_gen == 0) return nullptr;
+    options.n_ctx = static_cast<int64_t>(prompt.size()) + n_gen + 64;  // room for the last draft
+    GenerationOptions greedy;
+    greedy.max_tokens = static_cast<int>(n_gen);
+    greedy.ignore_end_of_generation = true;
+    std::vector<double> plain_tps, spec_tps;
+    GenerationStats total;
+    bool identical = true;
+    for (int64_t r = 0; r < reps; ++r) {
+        options.speculate = false;
+        Session plain(model, options);
+        const GenerationResult p = plain.generate(prompt, greedy);
+        options.speculate = true;
+        Session spec(model, options);
+        const GenerationResult s = spec.generate(prompt, greedy);
+        identical = identical && p.tokens == s.tokens;
+        plain_tps.push_back(p.stats.decode_tokens_per_second());
+        spec_tps.push_back(s.stats.decode_tokens_per_second());
+        total.draft_steps += s.stats.draft_steps;
+        total.drafted_tokens += s.stats.drafted_tokens;
+        total.accepted_tokens += s.stats.accepted_tokens;
+        total.last_draft_length = s.stats.last_draft_length;
+    }
+    return {{"method", model->speculation()},
+            {"draft_length", options.draft_length == 0 ? nlohmann::ordered_json("adaptive")
+                                                       : nlohmann::ordered_json(options.draft_length)},
+            {"plain_decode_tokens_per_second", {{"mean", mean(plain_tps)}, {"runs", plain_tps}}},
+            {"speculative_decode_tokens_per_second", {{"mean", mean(spec_tps)}, {"runs", spec_tps}}},
+            {"speedup", mean(plain_tps) > 0 ? mean(spec_tps) / mean(plain_tps) : 0.0},
+            {"acceptance_rate", total.acceptance_rate()},
+            {"mean_accepted_length", total.mean_accepted_length()},
+            {"draft_steps", total.draft_steps},
+            {"drafted_tokens", total.drafted_tokens},
+            {"accepted_tokens", total.accepted_tokens},
+            {"last_draft_length", total.last_draft_length},
+            {"identical_output", identical}};
+}
+
+nlohmann::ordered_json bench_verify_cost(const LoadedModel& loaded, KvCacheType kv_type,
+                                         std::span<const int32_t> prompt, int max_tokens) {
+    const Model& model = loaded.model();
+    const int64_t n = static_cast<int64_t>(prompt.size());
+    StateOptions so;
+    so.n_ctx = n + max_tokens + 1;
+    so.kv_type = kv_type;
+    so.max_rollback = max_tokens;
+    auto state = model.create_state(so);
+    std::vector<float> logits;
+    for (int64_t first = 0; first < n; first += model.max_batch()) {
+        const auto chunk = prompt.subspan(static_cast<size_t>(first),
+                                          static_cast<size_t>(std::min(model.max_batch(), n - first)));
+        model.forward(*state, {chunk, static_cast<int32_t>(first), false}, logits);
+    }
+    state->checkpoint();  // a recurrent state returns here after the plain steps, which keep no snapshots
+    std::vector<int32_t> tokens(static_cast<size_t>(max_tokens));
+    for (int i = 0; i < max_tokens; ++i) tokens[static_cast<size_t>(i)] = prompt[static_cast<size_t>(i) % prompt.size()];
+    // Median of 5 timed runs after one warm-up; each run is cut back to the prompt afterwards.
+    const auto time = [&](int k, bool verify) {
+        std::vector<double> seconds;
+        for (int run = 0; run < 6; ++run) {
+            ForwardRequest r{std::span<const int32_t>(tokens).first(static_cast<size_t>(k)), static_cast<int32_t>(n),
+                             verify, verify ? k : 0};
+            const auto start = Clock::now();
+            model.forward(*state, r, logits);
+            if (run > 0) seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+            if (state->truncate(n) != n) throw Error("verify-cost bench: the state could not return to the prompt");
+        }
+        return median(seconds);
+    };
+    const double step = time(1, false);
+    nlohmann::ordered_json curve = nlohmann::ordered_json::array();
+    for (int k = 1; k <= max_tokens; ++k) {
+        const double seconds = time(k, true);
+        curve.push_back({{"tokens", k}, {"seconds", seconds}, {"relative_to_decode_step", seconds / step}});
+    }
+    return {{"decode_step_seconds", step}, {"curve", curve}};
+}
+
+}  // namespace ember::cli
