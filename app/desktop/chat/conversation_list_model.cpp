@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#include "conversation_list_model.h"
+
+namespace ember::desktop {
+
+ConversationListModel::ConversationListModel(QObject* parent) : QAbstractListModel(parent) {}
+
+int ConversationListModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(m_items.size());
+}
+
+QHash<int, QByteArray> ConversationListModel::roleNames() const {
+    return {{IdRole, "conversationId"},
+            {TitleRole, "title"},
+            {UpdatedMsRole, "updatedMs"},
+            {CreatedMsRole, "createdMs"},
+            {ThinkingEnabledRole, "thinkingEnabled"}};
+}
+
+QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= m_items.size()) return {};
+    const ConversationInfo& c = m_items[index.row()];
+    switch (role) {
+        case IdRole: return c.id;
+        case TitleRole:
+        case Qt::DisplayRole: return c.title;
+        case UpdatedMsRole: return c.updatedMs;
+        case CreatedMsRole: return c.createdMs;
+        case ThinkingEnabledRole: return c.thinkingEnabled;
+        default: return {};
+    }
+}
+
+void ConversationListModel::setConversations(const QList<ConversationInfo>& list, const QString& filter) {
+    beginResetModel();
+    m_items = list;
+    endResetModel();
+    Q_EMIT countChanged();
+    if (filter != m_filter) {
+        m_filter = filter;
+        Q_EMIT filterChanged();
+    }
+}
+
+int ConversationListModel::rowOf(const QString& id) const {
+    for (qsizetype i = 0; i < m_items.size(); ++i)
+        if (m_items[i].id == id) return static_cast<int>(i);
+    return -1;
+}
+
+QString ConversationListModel::idAt(int row) const {
+    return row >= 0 && row < m_items.size() ? m_items[row].id : QString();
+}
+
+QString ConversationListModel::titleAt(int row) const {
+    return row >= 0 && row < m_items.size() ? m_items[row].title : QString();
+}
+
+void ConversationListModel::upsert(const ConversationInfo& info) {
+    const int row = rowOf(info.id);
+    if (row > 0 && info.updatedMs > m_items[row].updatedMs) {  // newer activity: to the top
+        beginMoveRows({}, row, row, {}, 0);
+        m_items.move(row, 0);
+        endMoveRows();
+        m_items[0] = info;
+        Q_EMIT dataChanged(index(0), index(0));
+    } else if (row >= 0) {
+        m_items[row] = info;
+        Q_EMIT dataChanged(index(row), index(row));
+    } else if (m_filter.isEmpty() || info.title.contains(m_filter, Qt::CaseInsensitive)) {
+        beginInsertRows({}, 0, 0);
+        m_items.prepend(info);
+        endInsertRows();
+        Q_EMIT countChanged();
+    }
+}
+
+void ConversationListModel::remove(const QString& id) {
+    const int row = rowOf(id);
+    if (row < 0) return;
+    beginRemoveRows({}, row, row);
+    m_items.removeAt(row);
+    endRemoveRows();
+    Q_EMIT countChanged();
+}
+
+}  // namespace ember::desktop

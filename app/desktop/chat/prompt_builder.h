@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+// Turns the shown branch of a conversation into the engine's RenderRequest: the system prompt, each message in
+// the OpenAI/Hugging Face shape, and the template switches. Past reasoning goes back as reasoning_content only
+// when the template can write it (preserve_thinking): the re-rendered prompt then matches what the model
+// generated, and the session reuses its cache instead of recomputing the conversation.
+#pragma once
+
+#include <QList>
+
+#include "chat_message.h"
+#include "ember/chat.h"
+
+namespace ember::desktop {
+
+struct PromptOptions {
+    QString systemPrompt;
+    bool supportsThinking = false;  // the template reads enable_thinking
+    bool enableThinking = true;
+    bool preserveThinking = false;  // the template reads preserve_thinking
+};
+
+chat::RenderRequest buildRenderRequest(const QList<ChatMessage>& branch, const PromptOptions& options);
+
+}  // namespace ember::desktop

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+// The engine as the GUI sees it: a QObject on the GUI thread that owns the engine thread and its EngineWorker,
+// forwards requests as queued calls, turns the worker's signals into properties (model, backend, context use,
+// load progress) and stops a turn by a direct, thread-safe call (never a queued call that would wait behind the
+// generation it means to stop).
+//
+// Never blocks the GUI thread: loading, generating and unloading all happen on the engine thread.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QThread>
+#include <QUrl>
+#include <QtQml/qqmlregistration.h>
+
+#include "engine_types.h"
+#include "stream_buffer.h"
+
+namespace ember::desktop {
+
+class EngineWorker;
+class StallMonitor;
+
+class EngineController : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("The application creates the engine controller")
+    Q_PROPERTY(State state READ state NOTIFY stateChanged)
+    Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
+    Q_PROPERTY(double loadProgress READ loadProgress NOTIFY loadProgressChanged)
+    Q_PROPERTY(QString loadingPath READ loadingPath NOTIFY stateChanged)
+    Q_PROPERTY(QString modelPath READ modelPath NOTIFY modelChanged)
+    Q_PROPERTY(QString modelName READ modelName NOTIFY modelChanged)
+    Q_PROPERTY(QString architecture READ architecture NOTIFY modelChanged)
+    Q_PROPERTY(QString backendName READ backendName NOTIFY modelChanged)
+    Q_PROPERTY(bool supportsThinking READ supportsThinking NOTIFY modelChanged)
+    Q_PROPERTY(bool supportsPreserveThinking READ supportsPreserveThinking NOTIFY modelChanged)
+    Q_PROPERTY(bool canSeeImages READ canSeeImages NOTIFY modelChanged)
+    Q_PROPERTY(bool hasVisionProjector READ hasVisionProjector NOTIFY modelChanged)
+    Q_PROPERTY(QString templateProblem READ templateProblem NOTIFY modelChanged)
+    Q_PROPERTY(qint64 contextUsed READ contextUsed NOTIFY contextChanged)
+    Q_PROPERTY(qint64 contextLength READ contextLength NOTIFY contextChanged)
+    Q_PROPERTY(QString lastError READ lastError NOTIFY lastErrorChanged)
+
+public:
+    enum State { NoModel, Loading, Ready, Failed };
+    Q_ENUM(State)
+
+    explicit EngineController(StallMonitor* stalls = nullptr, QObject* parent = nullptr);
+    ~EngineController() override;
+
+    State state() const { return m_state; }
+    bool generating() const { return m_activeTurn != 0; }
+    double loadProgress() const { return m_loadProgress; }
+    QString loadingPath() const { return m_loadingPath; }
+    QString modelPath() const { return m_status.path; }
+    QString modelName() const { return m_status.name; }
+    QString architecture() const { return m_status.architecture; }
+    QString backendName() const;
+    bool supportsThinking() const { return m_status.supportsThinking; }
+    bool supportsPreserveThinking() const { return m_status.supportsPreserveThinking; }
+    bool canSeeImages() const { return false; }  // the vision projector arrives in a later revision
+    bool hasVisionProjector() const { return m_status.hasVisionProjector; }
+    QString templateProblem() const { return m_status.templateProblem; }
+    qint64 contextUsed() const { return m_contextUsed; }
+    qint64 contextLength() const { return m_status.contextLength; }
+    QString lastError() const { return m_lastError; }
+    const ModelStatus& status() const { return m_status; }
+
+    // Loads a model file (a path or a file: URL) on the engine thread; the current model is released first.
+    Q_INVOKABLE void loadModel(const QString& pathOrUrl, int threads = 0, qint64 contextLength = 4096);
+    Q_INVOKABLE void cancelLoad();
+    Q_INVOKABLE void unloadModel();
+    // Stops the running turn (and any queued one) before its next token.
+    Q_INVOKABLE void stop();
+
+    // Queues a turn; returns its id. The reply arrives as streamed() and then turnFinished().
+    quint64 startTurn(TurnRequest request);
+    quint64 activeTurn() const { return m_activeTurn; }
+
+Q_SIGNALS:
+    void stateChanged();
+    void generatingChanged();
+    void loadProgressChanged();
+    void modelChanged();
+    void contextChanged();
+    void lastErrorChanged();
+    void modelLoaded();
+    void loadFailed(const QString& error, bool cancelled);
+    void streamed(quint64 turnId, const QString& content, const QString& reasoning, qint64 generatedTokens);
+    void turnFinished(const ember::desktop::TurnOutcome& outcome);
+
+private:
+    void setState(State state);
+    void setError(const QString& error);
+    void onModelLoaded(const ModelStatus& status);
+    void onLoadFailed(const QString& error, bool cancelled);
+    void onStreamReady();
+    void onTurnFinished(const TurnOutcome& outcome);
+    void updatePhase();
+
+    QThread m_thread;
+    StreamBuffer m_stream;
+    EngineWorker* m_worker;  // lives on m_thread; deleted when it finishes
+    StallMonitor* m_stalls;
+    State m_state = NoModel;
+    double m_loadProgress = 0;
+    QString m_loadingPath;
+    int m_pendingLoads = 0;
+    ModelStatus m_status;
+    qint64 m_contextUsed = 0;
+    QString m_lastError;
+    quint64 m_nextTurn = 1;
+    quint64 m_activeTurn = 0;  // the newest turn not finished yet (0: none)
+};
+
+}  // namespace ember::desktop

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+// Values passed between the GUI thread and the engine worker thread (by queued signals, hence copyable and
+// registered as metatypes).
+#pragma once
+
+#include <QMetaType>
+#include <QString>
+#include <QVariantMap>
+
+#include "ember/chat.h"
+#include "ember/runtime.h"
+
+namespace ember::desktop {
+
+// What the GUI shows about the loaded model.
+struct ModelStatus {
+    QString path;
+    QString name;
+    QString architecture;
+    QString backend;             // e.g. "CPU (AVX2, 2 threads)"
+    qint64 contextLength = 0;    // the session's positions
+    qint64 trainedContext = 0;   // the model's training context
+    quint64 parameterCount = 0;
+    bool hasChatTemplate = false;
+    QString templateProblem;     // why the file's template cannot be used
+    bool supportsThinking = false;          // the template reads enable_thinking or writes <think>
+    bool supportsPreserveThinking = false;  // the template can write past reasoning back (preserve_thinking)
+    bool hasVisionProjector = false;        // an mmproj*.gguf sits beside the model (Ember cannot use it yet)
+    double loadSeconds = 0;
+};
+
+// One turn for the worker: the conversation to render and how to generate.
+struct TurnRequest {
+    quint64 id = 0;
+    chat::RenderRequest conversation;
+    GenerationOptions options;
+    qint64 contextLength = 4096;
+    // Extend the last (assistant) message instead of starting a reply: the prompt is the rendered conversation cut
+    // right after that message's text, as Hugging Face's continue_final_message does.
+    bool continueLastMessage = false;
+};
+
+struct TurnStats {
+    qint64 promptTokens = 0;
+    qint64 reusedTokens = 0;
+    qint64 generatedTokens = 0;
+    double prefillSeconds = 0;
+    double decodeSeconds = 0;
+    double timeToFirstTokenSeconds = -1;  // from the start of the turn to its first streamed text
+    double tokensPerSecond = 0;           // decode speed
+    double draftAcceptance = -1;          // accepted / proposed draft tokens; < 0 without speculative decoding
+
+    QVariantMap toVariantMap() const;
+    static TurnStats fromVariantMap(const QVariantMap& map);
+};
+
+struct TurnOutcome {
+    quint64 id = 0;
+    QString stopReason;  // ember::stop_reason_name, or "error"
+    QString error;       // one line, when the turn failed
+    QString content;     // all text of this turn (continuations: only the new text)
+    QString reasoning;
+    TurnStats stats;
+    qint64 contextUsed = 0;    // positions the session holds after the turn
+    qint64 contextLength = 0;
+    // Tokens the engine produced after it saw the stop request (at most one when stop works); -1 without a stop.
+    qint64 tokensAfterStop = -1;
+};
+
+}  // namespace ember::desktop
+
+Q_DECLARE_METATYPE(ember::desktop::ModelStatus)
+Q_DECLARE_METATYPE(ember::desktop::TurnRequest)
+Q_DECLARE_METATYPE(ember::desktop::TurnOutcome)

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+#include "engine_worker.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QLoggingCategory>
+#include <QThread>
+
+#include "stream_buffer.h"
+
+namespace ember::desktop {
+
+Q_LOGGING_CATEGORY(lcEngine, "ember.desktop.engine")
+
+namespace {
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+bool templateMentions(const std::optional<std::string>& source, std::string_view word) {
+    return source && source->find(word) != std::string::npos;
+}
+
+}  // namespace
+
+EngineWorker::EngineWorker(StreamBuffer* stream, QObject* parent) : QObject(parent), m_stream(stream) {}
+
+EngineWorker::~EngineWorker() = default;
+
+void EngineWorker::requestStop(quint64 turnId) {
+    quint64 seen = m_stopUpTo.load();
+    while (seen < turnId && !m_stopUpTo.compare_exchange_weak(seen, turnId)) {
+    }
+    std::lock_guard lock(m_sessionMutex);
+    if (m_running && m_runningTurn <= turnId) {
+        m_tokensAtStop.store(m_tokensSoFar.load());
+        m_running->cancel();
+    }
+}
+
+void EngineWorker::requestCancelLoad() {
+    m_cancelLoad.store(true);
+}
+
+void EngineWorker::loadModel(const QString& path, int threads, qint64 contextLength) {
+    // A cancel that arrived before this load started belongs to it: the GUI cancels what it asked for last.
+    m_session.reset();
+    m_model.reset();  // free the old model first: two large models rarely fit together
+    QElapsedTimer sinceReport;
+    sinceReport.start();
+    double lastReported = -1;
+    LoadOptions options;
+    options.threads = threads;
+    options.progress = [&](double fraction) {
+        if (fraction - lastReported >= 0.01 || sinceReport.elapsed() >= 100 || fraction >= 1.0) {
+            lastReported = fraction;
+            sinceReport.restart();
+            Q_EMIT loadProgress(fraction);
+        }
+        return !m_cancelLoad.load();
+    };
+    try {
+        if (m_cancelLoad.load()) throw LoadCancelled();
+        m_model = LoadedModel::load(path.toStdString(), options);
+        if (m_cancelLoad.exchange(false)) throw LoadCancelled();
+        ensureSession(contextLength);
+    } catch (const LoadCancelled& e) {
+        m_cancelLoad.store(false);
+        m_model.reset();
+        m_session.reset();
+        Q_EMIT loadFailed(qs(e.what()), true);
+        return;
+    } catch (const std::exception& e) {
+        m_cancelLoad.store(false);
+        m_model.reset();
+        m_session.reset();
+        qCWarning(lcEngine) << "load failed:" << e.what();
+        Q_EMIT loadFailed(qs(e.what()), false);
+        return;
+    }
+
+    const ModelInfo& info = m_model->info();
+    const std::optional<std::string> source = chat::template_from_gguf(m_model->file());
+    ModelStatus s;
+    s.path = path;
+    s.name = qs(info.name);
+    s.architecture = qs(info.architecture);
+    s.backend = qs(m_model->backend().name());
+    s.contextLength = m_session->n_ctx();
+    s.trainedContext = info.n_ctx_train;
+    s.parameterCount = info.n_params;
+    s.hasChatTemplate = m_model->chat_template() != nullptr;
+    s.templateProblem = qs(m_model->chat_template_error());
+    s.supportsThinking = templateMentions(source, "enable_thinking") || templateMentions(source, "<think>");
+    s.supportsPreserveThinking = templateMentions(source, "preserve_thinking");
+    s.hasVisionProjector =
+        !QFileInfo(path).dir().entryList({QStringLiteral("mmproj*.gguf")}, QDir::Files).isEmpty();
+    s.loadSeconds = m_model->load_seconds();
+    m_status = s;
+    Q_EMIT modelLoaded(s);
+}
+
+void EngineWorker::unloadModel() {
+    m_session.reset();
+    m_model.reset();
+    Q_EMIT modelUnloaded();
+}
+
+void EngineWorker::ensureSession(qint64 contextLength) {
+    if (m_session && m_sessionContext == contextLength) return;
+    m_session.reset();
+    SessionOptions options;
+    options.n_ctx = contextLength;
+    m_session = std::make_unique<Session>(m_model, options);
+    m_sessionContext = contextLength;
+}
+
+GenerationResult EngineWorker::generate(const TurnRequest& request, const StreamCallback& onChunk) {
+    if (!request.continueLastMessage) return m_session->chat(request.conversation, request.options, onChunk);
+
+    // Continue: render the conversation without a generation prompt and cut it right after the last message's
+    // text, so that the model picks up where that message stopped.
+    const chat::Template* tmpl = m_model->chat_template();
+    if (!tmpl) throw Error(m_model->file().name() + ": the model has no chat template");
+    const auto& messages = request.conversation.messages;
+    if (messages.empty() || !messages.back().contains("content") || !messages.back()["content"].is_string())
+        throw Error("nothing to continue: the conversation does not end with a message");
+    const std::string last = messages.back()["content"].get<std::string>();
+    chat::RenderRequest render = request.conversation;
+    render.add_generation_prompt = false;
+    const Tokenizer& tokenizer = m_model->tokenizer();
+    if (!render.bos_token && tokenizer.bos_id() >= 0)
+        render.bos_token = std::string(tokenizer.token_text(tokenizer.bos_id()));
+    if (!render.eos_token && tokenizer.eos_id() >= 0)
+        render.eos_token = std::string(tokenizer.token_text(tokenizer.eos_id()));
+    std::string prompt = chat::apply_template(*tmpl, render);
+    const size_t at = last.empty() ? std::string::npos : prompt.rfind(last);
+    if (at == std::string::npos)
+        throw Error("cannot continue this message: the chat template does not write it back as it was");
+    prompt.resize(at + last.size());
+    std::vector<int32_t> tokens = tokenizer.encode(prompt, false, true);
+    if (tokenizer.add_bos() && !(render.bos_token && prompt.starts_with(*render.bos_token)))
+        tokens.insert(tokens.begin(), tokenizer.bos_id());
+    return m_session->generate(tokens, request.options, onChunk);
+}
+
+void EngineWorker::runTurn(const TurnRequest& request) {
+    TurnOutcome outcome;
+    outcome.id = request.id;
+    Q_EMIT turnStarted(request.id);
+    if (!m_model) {
+        outcome.stopReason = QStringLiteral("error");
+        outcome.error = QStringLiteral("no model is loaded");
+        Q_EMIT turnFinished(outcome);
+        return;
+    }
+    if (stopRequested(request.id)) {  // stopped while it waited in the queue
+        outcome.stopReason = QString::fromLatin1(stop_reason_name(StopReason::cancelled));
+        outcome.tokensAfterStop = 0;
+        Q_EMIT turnFinished(outcome);
+        return;
+    }
+
+    QElapsedTimer clock;
+    clock.start();
+    double firstText = -1;
+    m_tokensSoFar.store(0);
+    m_tokensAtStop.store(-1);
+    const StreamCallback onChunk = [&](const StreamChunk& chunk) {
+        if (firstText < 0) firstText = static_cast<double>(clock.nsecsElapsed()) * 1e-9;
+        m_tokensSoFar.store(chunk.generated_tokens);
+        if (m_stream->append(request.id, chunk.content, chunk.reasoning, chunk.generated_tokens))
+            Q_EMIT streamReady();
+        return !stopRequested(request.id);
+    };
+    GenerationResult result;
+    try {
+        ensureSession(request.contextLength);
+        {
+            std::lock_guard lock(m_sessionMutex);
+            m_running = m_session.get();
+            m_runningTurn = request.id;
+        }
+        if (stopRequested(request.id)) m_session->cancel();  // a stop between the checks above and here
+        result = generate(request, onChunk);
+        outcome.stopReason = QString::fromLatin1(stop_reason_name(result.stop_reason));
+    } catch (const std::exception& e) {
+        outcome.stopReason = QStringLiteral("error");
+        outcome.error = qs(e.what());
+        qCWarning(lcEngine) << "turn" << request.id << "failed:" << e.what();
+    }
+    {
+        std::lock_guard lock(m_sessionMutex);
+        m_running = nullptr;
+    }
+    outcome.content = qs(result.content);
+    outcome.reasoning = qs(result.reasoning);
+    const GenerationStats& g = result.stats;
+    outcome.stats.promptTokens = g.prompt_tokens;
+    outcome.stats.reusedTokens = g.reused_tokens;
+    outcome.stats.generatedTokens = g.generated_tokens;
+    outcome.stats.prefillSeconds = g.prefill_seconds;
+    outcome.stats.decodeSeconds = g.decode_seconds;
+    outcome.stats.tokensPerSecond = g.decode_tokens_per_second();
+    outcome.stats.timeToFirstTokenSeconds = firstText;
+    if (m_session) {
+        outcome.contextUsed = static_cast<qint64>(m_session->cached_tokens().size());
+        outcome.contextLength = m_session->n_ctx();
+    }
+    const qint64 atStop = m_tokensAtStop.load();
+    if (atStop >= 0) outcome.tokensAfterStop = std::max<qint64>(0, g.generated_tokens - atStop);
+    Q_EMIT turnFinished(outcome);
+}
+
+}  // namespace ember::desktop

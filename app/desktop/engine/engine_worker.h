@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// The engine on its own thread. An EngineWorker lives on the engine QThread and owns the loaded model and its
+// session; the GUI reaches it only through queued calls (loadModel, runTurn) and receives queued signals back.
+// Two methods are called directly from the GUI thread and are thread-safe: requestStop() and requestCancelLoad().
+// They set atomic flags the engine checks between tokens (and between load steps), so a stop never waits behind
+// the generation it stops.
+//
+// Never touches Qt GUI classes, never blocks on the GUI thread.
+#pragma once
+
+#include <QObject>
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+#include "engine_types.h"
+
+namespace ember::desktop {
+
+class StreamBuffer;
+
+class EngineWorker : public QObject {
+    Q_OBJECT
+public:
+    explicit EngineWorker(StreamBuffer* stream, QObject* parent = nullptr);
+    ~EngineWorker() override;
+
+    // Thread-safe. Stops every turn with an id up to `turnId` (queued or running) before its next token.
+    void requestStop(quint64 turnId);
+    // Thread-safe. The load in progress (or the next one queued) ends with loadFailed(cancelled = true).
+    void requestCancelLoad();
+
+public Q_SLOTS:
+    void loadModel(const QString& path, int threads, qint64 contextLength);
+    void unloadModel();
+    void runTurn(const ember::desktop::TurnRequest& request);
+
+Q_SIGNALS:
+    void loadProgress(double fraction);
+    void modelLoaded(const ember::desktop::ModelStatus& status);
+    void loadFailed(const QString& error, bool cancelled);
+    void modelUnloaded();
+    void turnStarted(quint64 id);
+    void streamReady();  // text waits in the StreamBuffer
+    void turnFinished(const ember::desktop::TurnOutcome& outcome);
+
+private:
+    void ensureSession(qint64 contextLength);
+    GenerationResult generate(const TurnRequest& request, const StreamCallback& onChunk);
+    bool stopRequested(quint64 turnId) const { return m_stopUpTo.load() >= turnId; }
+
+    StreamBuffer* m_stream;
+    std::shared_ptr<LoadedModel> m_model;
+    std::unique_ptr<Session> m_session;
+    qint64 m_sessionContext = 0;
+    ModelStatus m_status;
+
+    std::atomic<quint64> m_stopUpTo{0};
+    std::atomic<bool> m_cancelLoad{false};
+    std::atomic<qint64> m_tokensSoFar{0};     // tokens of the running turn, as last streamed
+    std::atomic<qint64> m_tokensAtStop{-1};   // m_tokensSoFar when the stop request arrived
+    std::mutex m_sessionMutex;                // guards m_running for requestStop on the GUI thread
+    Session* m_running = nullptr;
+    quint64 m_runningTurn = 0;
+};
+
+}  // namespace ember::desktop

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: MIT
+// Ember's desktop app: everything lives in the ember_desktop library (a QML module); this only starts it.
+#include <QGuiApplication>
+#include <QtQml/qqmlextensionplugin.h>
+
+#include "app_shell.h"
+
+Q_IMPORT_QML_PLUGIN(EmberPlugin)
+
+int main(int argc, char** argv) {
+    QGuiApplication app(argc, argv);
+    ember::desktop::configureApplication();
+    ember::desktop::AppShell shell(ember::desktop::parseArguments(app));
+    if (!shell.start()) return 1;
+    return QGuiApplication::exec();
+}

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// The downloads page's rows: one per download job (a catalog unit), with its progress, speed, time left and
+// state; finished and failed jobs stay listed until cleared.
+#pragma once
+
+#include <QAbstractListModel>
+#include <QtQml/qqmlregistration.h>
+
+namespace ember::desktop {
+
+struct DownloadRow {
+    QString catalogId;
+    QString name;
+    QString repo;
+    QString state = QStringLiteral("queued");  // queued, running, paused, done, failed, cancelled
+    QString error;
+    QString currentFile;
+    qint64 received = 0;
+    qint64 total = 0;
+    double bytesPerSecond = 0;
+    qint64 etaSeconds = -1;
+    int fileIndex = 0;
+    int fileCount = 0;
+};
+
+class DownloadListModel : public QAbstractListModel {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("The model manager owns the downloads")
+    Q_PROPERTY(int count READ count NOTIFY countChanged)
+    Q_PROPERTY(int activeCount READ activeCount NOTIFY countChanged)
+
+public:
+    enum Role {
+        IdRole = Qt::UserRole + 1,
+        NameRole,
+        RepoRole,
+        StateRole,
+        ErrorRole,
+        CurrentFileRole,
+        ReceivedRole,
+        TotalRole,
+        FractionRole,
+        SpeedRole,
+        EtaRole,
+        FileIndexRole,
+        FileCountRole,
+    };
+
+    explicit DownloadListModel(QObject* parent = nullptr);
+    int rowCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QHash<int, QByteArray> roleNames() const override;
+    int count() const { return rowCount(); }
+    int activeCount() const;
+
+    int rowOf(const QString& catalogId) const;
+    void upsert(const DownloadRow& row);
+    void remove(const QString& catalogId);
+    const DownloadRow* row(const QString& catalogId) const;
+    Q_INVOKABLE QString idAt(int row) const;
+
+Q_SIGNALS:
+    void countChanged();
+
+private:
+    QList<DownloadRow> m_rows;
+};
+
+}  // namespace ember::desktop

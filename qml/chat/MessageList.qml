@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+// The conversation's messages. While an answer streams, the view follows its end as long as the reader has not
+// scrolled up; scrolling up stops the following until the reader returns to the bottom.
+import QtQuick
+import QtQuick.Controls
+import Ember
+
+ListView {
+    id: list
+    objectName: "messageList"
+    property bool generating: false
+    property var copier: null
+    property bool follow: true
+    signal copyRequested(int row)
+    signal regenerateRequested()
+    signal continueRequested()
+    signal editSubmitted(int row, string text)
+    signal branchRequested(int row, int delta)
+
+    clip: true
+    spacing: 0
+    cacheBuffer: 2000
+    boundsBehavior: Flickable.StopAtBounds
+    ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded }
+    Accessible.name: qsTr("Messages")
+    Accessible.role: Accessible.List
+
+    delegate: MessageDelegate {
+        generating: list.generating
+        copier: list.copier
+        onRegenerateRequested: list.regenerateRequested()
+        onContinueRequested: list.continueRequested()
+        onEditSubmitted: (row, text) => list.editSubmitted(row, text)
+        onBranchRequested: (row, delta) => list.branchRequested(row, delta)
+    }
+
+    function scrollToEnd() {
+        Qt.callLater(() => list.positionViewAtEnd())
+    }
+    onMovementEnded: follow = atYEnd
+    onCountChanged: if (follow) scrollToEnd()
+    onContentHeightChanged: if (follow && !moving) scrollToEnd()
+    onModelChanged: {
+        follow = true
+        scrollToEnd()
+    }
+}

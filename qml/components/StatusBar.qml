@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// The window's bottom line: the model, the backend, how much of the context the conversation uses, what the
+// engine is doing.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Ember
+
+Rectangle {
+    id: bar
+    required property EngineController engine
+    implicitHeight: 28
+    color: Theme.sidebar
+    Rectangle {
+        width: parent.width
+        height: 1
+        color: Theme.border
+    }
+    readonly property real contextFraction: engine.contextLength > 0 ? engine.contextUsed / engine.contextLength : 0
+    RowLayout {
+        anchors.fill: parent
+        anchors.leftMargin: 12
+        anchors.rightMargin: 12
+        spacing: 14
+        Label {
+            objectName: "statusModel"
+            text: bar.engine.modelName ? bar.engine.modelName : qsTr("No model loaded")
+            font.pointSize: 9
+            color: Theme.mutedText
+            elide: Text.ElideRight
+            Layout.maximumWidth: 320
+            Accessible.name: qsTr("Model: ") + text
+        }
+        Label {
+            objectName: "statusBackend"
+            visible: bar.engine.backendName.length > 0
+            text: bar.engine.backendName
+            font.pointSize: 9
+            color: Theme.mutedText
+            Accessible.name: qsTr("Backend: ") + text
+        }
+        RowLayout {
+            visible: bar.engine.contextLength > 0
+            spacing: 6
+            ProgressBar {
+                from: 0
+                to: 1
+                value: bar.contextFraction
+                implicitWidth: 80
+                Accessible.name: qsTr("Context use")
+            }
+            Label {
+                objectName: "statusContext"
+                text: qsTr("context %1 / %2").arg(Format.count(bar.engine.contextUsed)).arg(Format.count(bar.engine.contextLength))
+                font.pointSize: 9
+                color: bar.contextFraction > 0.9 ? Theme.warning : Theme.mutedText
+            }
+        }
+        Item { Layout.fillWidth: true }
+        Label {
+            objectName: "statusState"
+            font.pointSize: 9
+            color: bar.engine.state === EngineController.Failed ? Theme.danger : Theme.mutedText
+            elide: Text.ElideRight
+            Layout.maximumWidth: 420
+            text: {
+                if (bar.engine.state === EngineController.Loading)
+                    return qsTr("Loading… %1%").arg(Math.round(bar.engine.loadProgress * 100))
+                if (bar.engine.state === EngineController.Failed)
+                    return qsTr("Load failed: %1").arg(bar.engine.lastError)
+                if (bar.engine.generating)
+                    return qsTr("Generating…")
+                if (bar.engine.state === EngineController.Ready)
+                    return qsTr("Ready")
+                return ""
+            }
+        }
+    }
+}

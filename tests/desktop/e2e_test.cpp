@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+// End to end: the real application (AppShell, the QML window on the offscreen platform) with the scripted fixture
+// models, driven through its controls: type and send, receive the streamed answer with its thinking block, switch
+// thinking off, attach an image, stop an endless answer, regenerate, then close the app, start it again on the same
+// data folder and find the conversation with everything in it.
+#include <gtest/gtest.h>
+
+#include <QDir>
+#include <QJsonObject>
+#include <QQuickWindow>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include "app_harness.h"
+#include "chat/chat_controller.h"
+#include "engine/engine_controller.h"
+#include "settings/app_settings.h"
+
+namespace ember::desktop {
+namespace {
+
+using namespace test;
+
+struct Reply {
+    QString id;
+    QString state;
+    qint64 tokensAfterStop = -1;
+};
+
+// Waits for the next replyFinished of `chat`.
+Reply waitForReply(ChatController* chat, QSignalSpy& finished) {
+    const qsizetype before = finished.count();
+    EXPECT_TRUE(waitUntil([&] { return finished.count() > before; })) << "no reply finished";
+    if (finished.count() <= before) return {};
+    const QList<QVariant> args = finished.at(before);
+    return {args[0].toString(), args[1].toString(), args[2].toLongLong()};
+}
+
+QStringList blockKinds(MessageBlockModel* blocks) {
+    QStringList kinds;
+    for (int i = 0; blocks && i < blocks->count(); ++i) kinds.append(blocks->kindAt(i));
+    return kinds;
+}
+
+TEST(DesktopEndToEnd, ChatThinkImageStopRegenerateRestart) {
+    QTemporaryDir data;
+    ASSERT_TRUE(data.isValid());
+    const QJsonObject want = expected();
+    ASSERT_FALSE(want.isEmpty()) << "desktop fixtures missing in " << fixtureDir().toStdString();
+    const QString answer = want[QStringLiteral("answer")].toString();
+    const QString reasoning = want[QStringLiteral("reasoning")].toString();
+    QString conversationId;
+    QString imageMessageId;
+
+    {
+        std::unique_ptr<AppShell> app = startApp(data.path(), fixture(QStringLiteral("scripted.gguf")));
+        ASSERT_TRUE(app);
+        QQuickWindow* window = app->window();
+        ChatController* chat = app->chat();
+        EngineController* engine = app->engine();
+        ASSERT_TRUE(waitUntil([&] { return engine->state() == EngineController::Ready; })) << engine->lastError().toStdString();
+        ASSERT_TRUE(waitUntil([&] { return chat->storageReady(); }));
+        EXPECT_TRUE(engine->supportsThinking());
+        QSignalSpy finished(chat, &ChatController::replyFinished);
+        QSignalSpy streamed(engine, &EngineController::streamed);
+
+        // 1. Type a question; Shift+Enter makes a new line, Enter sends.
+        QQuickItem* input = findItem(window, QStringLiteral("composerInput"));
+        ASSERT_TRUE(input);
+        typeText(input, QStringLiteral("Write"));
+        pressKey(window, Qt::Key_Return, Qt::ShiftModifier);
+        typeText(input, QStringLiteral("add\n"));
+        Reply first = waitForReply(chat, finished);
+        EXPECT_EQ(first.state, QStringLiteral("complete"));
+        EXPECT_GT(streamed.count(), 1) << "the answer arrived in one piece, not streamed";
+        ASSERT_EQ(chat->messages()->count(), 2);
+        EXPECT_EQ(chat->messageText(0), QStringLiteral("Write\nadd"));
+        EXPECT_EQ(chat->messageText(1), answer);
+        EXPECT_TRUE(input->property("text").toString().isEmpty());
+        MessageBlockModel* blocks = chat->messages()->blocks(first.id);
+        EXPECT_EQ(blockKinds(blocks), QStringList({"thinking", "text", "code", "text"}));
+        EXPECT_EQ(blocks->textAt(0), reasoning);
+        EXPECT_FALSE(blocks->thinkingExpanded()) << "the thinking block folds itself when the answer starts";
+        EXPECT_EQ(blocks->textAt(2), QStringLiteral("def add(a, b):\n    return a + b"));
+        QQuickItem* header = findItem(window, QStringLiteral("thinkingHeader"));
+        ASSERT_TRUE(header);
+        EXPECT_FALSE(findItem(window, QStringLiteral("thinkingText")));
+        click(header);
+        EXPECT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("thinkingText")) != nullptr; }));
+        conversationId = chat->conversationId();
+        EXPECT_FALSE(conversationId.isEmpty());
+
+
+        // 2. Thinking off for this conversation: the answer comes without reasoning.
+        QQuickItem* toggle = findItem(window, QStringLiteral("thinkingToggle"));
+        ASSERT_TRUE(toggle);
+        EXPECT_TRUE(toggle->property("checked").toBool());
+        click(toggle);
+        EXPECT_TRUE(waitUntil([&] { return !chat->thinkingEnabled(); }));
+        typeText(input, QStringLiteral("again\n"));
+        Reply second = waitForReply(chat, finished);
+        EXPECT_EQ(second.state, QStringLiteral("complete"));
+        EXPECT_EQ(chat->messageText(3), answer);
+        EXPECT_EQ(blockKinds(chat->messages()->blocks(second.id)), QStringList({"text", "code", "text"}));
+
+        // 3. An image, attached as a drop or the attach dialog would: a thumbnail, and the plain notice.
+        const QString png = QDir(data.path()).filePath(QStringLiteral("dot.png"));
+        ASSERT_TRUE(writeTestImage(png, QColor(0xd0, 0x60, 0x30)));
+        chat->attachFiles({QUrl::fromLocalFile(png)});
+        ASSERT_TRUE(waitUntil([&] { return chat->attachments()->count() == 1; }));
+        EXPECT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("visionNotice")) != nullptr; }));
+        EXPECT_TRUE(findItem(window, QStringLiteral("removeAttachmentButton")));
+        typeText(input, QStringLiteral("what is this\n"));
+        Reply third = waitForReply(chat, finished);
+        EXPECT_EQ(third.state, QStringLiteral("complete"));
+        EXPECT_EQ(chat->attachments()->count(), 0);
+        imageMessageId = chat->messages()->idAt(4);
+        EXPECT_EQ(blockKinds(chat->messages()->blocks(imageMessageId)), QStringList({"image", "text"}));
+
+        // 4. Stop an answer that never ends, with the stop button; it stops within one token.
+        engine->loadModel(fixture(QStringLiteral("scripted-endless.gguf")));
+        ASSERT_TRUE(waitUntil([&] { return engine->state() == EngineController::Ready; }));
+        typeText(input, QStringLiteral("go on forever\n"));
+        ASSERT_TRUE(waitUntil([&] { return chat->messages()->count() == 8 && chat->messageText(7).size() > answer.size() + 20; }));
+        QQuickItem* stop = findItem(window, QStringLiteral("stopButton"));
+        ASSERT_TRUE(stop);
+        click(stop);
+        Reply stopped = waitForReply(chat, finished);
+        EXPECT_EQ(stopped.state, QStringLiteral("stopped"));
+        EXPECT_GE(stopped.tokensAfterStop, 0);
+        EXPECT_LE(stopped.tokensAfterStop, 1) << "the engine went on after the stop request";
+        EXPECT_TRUE(chat->messageText(7).startsWith(answer)) << chat->messageText(7).toStdString();
+
+        // 5. Regenerate (Ctrl+R): a second answer beside the stopped one, which stays reachable.
+        app->settings()->setMaxTokens(30);
+        pressKey(window, Qt::Key_R, Qt::ControlModifier);
+        Reply regenerated = waitForReply(chat, finished);
+        EXPECT_EQ(regenerated.state, QStringLiteral("complete"));
+        EXPECT_NE(regenerated.id, stopped.id);
+        const QModelIndex last = chat->messages()->index(7);
+        EXPECT_EQ(last.data(MessageListModel::SiblingCountRole).toInt(), 2);
+        EXPECT_EQ(last.data(MessageListModel::SiblingIndexRole).toInt(), 2);
+        chat->switchBranch(7, -1);
+        EXPECT_EQ(chat->messages()->idAt(7), stopped.id);
+    }
+
+    // 6. Restart on the same data: the conversation is listed, opens with every message, image and setting.
+    {
+        std::unique_ptr<AppShell> app = startApp(data.path(), fixture(QStringLiteral("scripted.gguf")));
+        ASSERT_TRUE(app);
+        ChatController* chat = app->chat();
+        ASSERT_TRUE(waitUntil([&] { return chat->conversations()->rowOf(conversationId) >= 0; }));
+        chat->openConversation(conversationId);
+        ASSERT_TRUE(waitUntil([&] { return chat->conversationId() == conversationId; }));
+        ASSERT_EQ(chat->messages()->count(), 8);
+        EXPECT_EQ(chat->messageText(0), QStringLiteral("Write\nadd"));
+        EXPECT_EQ(chat->messageText(1), answer);
+        EXPECT_FALSE(chat->thinkingEnabled()) << "the thinking switch is remembered per conversation";
+        EXPECT_EQ(blockKinds(chat->messages()->blocks(imageMessageId)), QStringList({"image", "text"}));
+        EXPECT_EQ(chat->messages()->index(7).data(MessageListModel::StateRole).toString(), QStringLiteral("stopped"))
+            << "the branch shown last is shown again";
+        EXPECT_EQ(chat->messages()->index(7).data(MessageListModel::SiblingCountRole).toInt(), 2);
+        EXPECT_EQ(chat->messages()->blocks(chat->messages()->idAt(1))->textAt(0), reasoning);
+    }
+}
+
+}  // namespace
+}  // namespace ember::desktop
