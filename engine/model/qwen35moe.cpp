@@ -188,7 +188,8 @@ std::unique_ptr<SequenceState> Qwen35Mtp::create_state(const StateOptions& optio
 }
 
 void Qwen35Mtp::forward(SequenceState& base, std::span<const int32_t> tokens, std::span<const float> hiddens,
-                        int32_t first_position, std::vector<float>& logits, std::vector<float>& hidden) const {
+                        int32_t first_position, std::vector<float>& logits, std::vector<float>& hidden,
+                        bool all_rows) const {
     auto& st = static_cast<Qwen35State&>(base);
     const Qwen35HParams& hp = model_.hp_;
     const MtpWeights& m = *model_.w_.mtp;
@@ -220,7 +221,7 @@ void Qwen35Mtp::forward(SequenceState& base, std::span<const int32_t> tokens, st
     model_.moe(st, m.layer.moe, h, n, h2);
     be.add(x, h2, x);
     st.end_batch(n);
-    ForwardRequest request{tokens, first_position, true};
+    ForwardRequest request{tokens, first_position, all_rows};
     request.hidden = &hidden;
     LayerCapture none(request, n, e);
     finish_forward(be, request, x, m.shared_head_norm ? *m.shared_head_norm : model_.w_.output_norm, hp.eps, h,

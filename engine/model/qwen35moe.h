@@ -19,8 +19,10 @@ class Qwen35Mtp final : public MtpHead {
 public:
     explicit Qwen35Mtp(const Qwen35MoeModel& model) : model_(model) {}
     std::unique_ptr<SequenceState> create_state(const StateOptions& options) const override;
+    using MtpHead::forward;
     void forward(SequenceState& state, std::span<const int32_t> tokens, std::span<const float> hiddens,
-                 int32_t first_position, std::vector<float>& logits, std::vector<float>& hidden) const override;
+                 int32_t first_position, std::vector<float>& logits, std::vector<float>& hidden,
+                 bool all_rows) const override;
 
 private:
     const Qwen35MoeModel& model_;

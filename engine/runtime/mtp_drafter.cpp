@@ -39,7 +39,7 @@ public:
             if (first == 0) pairs_.insert(pairs_.end(), pending_.begin(), pending_.end());
             pairs_.insert(pairs_.end(), rows.hidden.begin(), rows.hidden.begin() + (n - 1) * n_embd_);
             head_.forward(*state_, rows.tokens.subspan(static_cast<size_t>(first)), pairs_,
-                          static_cast<int32_t>(position), logits_, out_);
+                          static_cast<int32_t>(position), logits_, out_, false);
         }
         pending_.assign(rows.hidden.end() - n_embd_, rows.hidden.end());
         pending_position_ = rows.first_position + n - 1;

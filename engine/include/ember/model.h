@@ -89,9 +89,15 @@ public:
     virtual std::unique_ptr<SequenceState> create_state(const StateOptions& options) const = 0;
     // Rows i: (tokens[i] at first_position + i, hiddens[i] = the trunk's hidden after the final norm at the
     // position before). Writes logits [n, n_vocab] and the head's own normed outputs [n, n_embd], which serve as
-    // the hidden input of the next drafting step.
+    // the hidden input of the next drafting step; with all_rows false, those of the last row only (rows that only
+    // extend the head's context need no output head).
     virtual void forward(SequenceState& state, std::span<const int32_t> tokens, std::span<const float> hiddens,
-                         int32_t first_position, std::vector<float>& logits, std::vector<float>& hidden) const = 0;
+                         int32_t first_position, std::vector<float>& logits, std::vector<float>& hidden,
+                         bool all_rows) const = 0;
+    void forward(SequenceState& state, std::span<const int32_t> tokens, std::span<const float> hiddens,
+                 int32_t first_position, std::vector<float>& logits, std::vector<float>& hidden) const {
+        forward(state, tokens, hiddens, first_position, logits, hidden, true);
+    }
 };
 
 class Model {
