@@ -33,6 +33,23 @@ ApplicationWindow {
     visible: true
     title: chat.title ? chat.title + " — Ember" : "Ember"
     color: Theme.window
+    // The controls follow the application palette even when it changes while the window is open (the light/dark
+    // choice in Settings, or the system switching): each role is bound to the live palette.
+    palette.window: Theme.palette.window
+    palette.windowText: Theme.palette.windowText
+    palette.base: Theme.palette.base
+    palette.alternateBase: Theme.palette.alternateBase
+    palette.text: Theme.palette.text
+    palette.button: Theme.palette.button
+    palette.buttonText: Theme.palette.buttonText
+    palette.highlight: Theme.palette.highlight
+    palette.highlightedText: Theme.palette.highlightedText
+    palette.light: Theme.palette.light
+    palette.midlight: Theme.palette.midlight
+    palette.mid: Theme.palette.mid
+    palette.dark: Theme.palette.dark
+    palette.shadow: Theme.palette.shadow
+    palette.placeholderText: Theme.palette.placeholderText
 
     function showPage(name) {
         page = name

@@ -169,7 +169,8 @@ Item {
         }
 
         RowLayout {
-            Layout.fillWidth: true
+            Layout.fillWidth: !message.isUser
+            Layout.alignment: message.isUser ? Qt.AlignRight : Qt.AlignLeft
             visible: !message.streaming && !message.editing
             spacing: 2
             layoutDirection: message.isUser ? Qt.RightToLeft : Qt.LeftToRight

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "app_harness.h"
 
+#include <QAccessible>
 #include <QDir>
 #include <QFile>
 #include <QGuiApplication>
@@ -69,7 +70,32 @@ void collect(QQuickItem* item, const QString& name, QList<QQuickItem*>& out) {
     for (QQuickItem* child : item->childItems()) collect(child, name, out);
 }
 
+void collectControls(QQuickItem* item, QList<QQuickItem*>& out) {
+    if (!item || !reallyVisible(item)) return;
+    static const char* const kinds[] = {"QQuickAbstractButton", "QQuickTextArea", "QQuickTextField", "QQuickComboBox",
+                                        "QQuickSpinBox", "QQuickSlider"};
+    for (const char* kind : kinds)
+        if (item->inherits(kind)) {
+            out.append(item);
+            break;
+        }
+    for (QQuickItem* child : item->childItems()) collectControls(child, out);
+}
+
 }  // namespace
+
+QStringList controlsWithoutAccessibleName(QQuickWindow* window) {
+    QList<QQuickItem*> controls;
+    if (window) collectControls(window->contentItem(), controls);
+    QStringList missing;
+    for (QQuickItem* control : controls) {
+        QAccessibleInterface* a = QAccessible::queryAccessibleInterface(control);
+        if (!a || a->text(QAccessible::Name).trimmed().isEmpty())
+            missing.append(QString::fromLatin1(control->metaObject()->className()) + QLatin1Char(' ') +
+                           control->objectName());
+    }
+    return missing;
+}
 
 QList<QQuickItem*> findItems(QQuickWindow* window, const QString& name) {
     QList<QQuickItem*> out;

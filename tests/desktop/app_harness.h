@@ -10,10 +10,21 @@
 #include <QString>
 #include <functional>
 #include <memory>
+#include <ostream>
 
 #include "app_shell.h"
 
 class QQuickWindow;
+
+// GoogleTest prints Qt strings as text.
+QT_BEGIN_NAMESPACE
+inline void PrintTo(const QString& s, std::ostream* os) {
+    *os << '"' << s.toStdString() << '"';
+}
+inline void PrintTo(const QStringList& list, std::ostream* os) {
+    *os << '[' << list.join(QStringLiteral(", ")).toStdString() << ']';
+}
+QT_END_NAMESPACE
 
 namespace ember::desktop::test {
 
@@ -37,6 +48,9 @@ void click(QQuickItem* item);
 // Types into the item (given focus first); "\n" in text is typed as Enter.
 void typeText(QQuickItem* item, const QString& text);
 void pressKey(QQuickWindow* window, int key, Qt::KeyboardModifiers modifiers = Qt::NoModifier);
+// Visible controls (buttons, text fields and areas, combo and spin boxes, sliders) whose accessible name is empty,
+// described by class and objectName.
+QStringList controlsWithoutAccessibleName(QQuickWindow* window);
 bool saveScreenshot(QQuickWindow* window, const QString& name);  // <screenshotDir>/<name>.png
 // A small PNG (a coloured square with a frame) written to `path`.
 bool writeTestImage(const QString& path, const QColor& color, int size = 96);

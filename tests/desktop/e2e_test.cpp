@@ -88,6 +88,8 @@ TEST(DesktopEndToEnd, ChatThinkImageStopRegenerateRestart) {
         click(header);
         EXPECT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("thinkingText")) != nullptr; }));
         conversationId = chat->conversationId();
+        const QStringList unnamed = controlsWithoutAccessibleName(window);
+        EXPECT_TRUE(unnamed.isEmpty()) << "controls without an accessible name: " << unnamed.join(", ").toStdString();
         EXPECT_FALSE(conversationId.isEmpty());
 
 

@@ -5,6 +5,8 @@
 // the prompt sent to the engine, the exports and the built-in highlighter.
 #include <gtest/gtest.h>
 
+#include "app_harness.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>

@@ -4,6 +4,8 @@
 // load / delete round trip with images.
 #include <gtest/gtest.h>
 
+#include "app_harness.h"
+
 #include <QBuffer>
 #include <QImage>
 #include <QSignalSpy>

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+// Screenshots of the real window on the offscreen platform, written to <build>/screenshots/*.png for people to
+// look at: a conversation with code and thinking (folded and unfolded) in light and dark, an image attached in the
+// composer and sent, the settings, and the model pages (first run, catalog, downloads, library). The test checks
+// that each picture was taken and is not blank; what is in it is checked by the end-to-end test.
+#include <gtest/gtest.h>
+
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QQuickWindow>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include "app_harness.h"
+#include "chat/chat_controller.h"
+#include "engine/engine_controller.h"
+#include "manager/library_list_model.h"
+#include "manager/model_manager.h"
+#include "settings/app_settings.h"
+
+namespace ember::desktop {
+namespace {
+
+using namespace test;
+
+// Saves the window and checks the picture has real content (more than a handful of colours).
+void shoot(QQuickWindow* window, const QString& name) {
+    ASSERT_TRUE(saveScreenshot(window, name)) << name.toStdString();
+    const QImage image(QDir(screenshotDir()).filePath(name + QStringLiteral(".png")));
+    ASSERT_FALSE(image.isNull());
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 7)
+        for (int x = 0; x < image.width(); x += 7) colours.insert(image.pixel(x, y));
+    EXPECT_GT(colours.size(), 20) << name.toStdString() << " looks blank";
+}
+
+void converse(AppShell* app) {
+    ChatController* chat = app->chat();
+    QSignalSpy finished(chat, &ChatController::replyFinished);
+    ASSERT_TRUE(waitUntil([&] { return app->engine()->state() == EngineController::Ready && chat->storageReady(); }));
+    ASSERT_TRUE(chat->send(QStringLiteral("Write a Python function that adds two numbers.")));
+    ASSERT_TRUE(waitUntil([&] { return finished.count() == 1; }));
+}
+
+TEST(DesktopScreenshots, ChatLightAndDark) {
+    QTemporaryDir data;
+    QString conversation;
+    {
+        std::unique_ptr<AppShell> app = startApp(data.path(), fixture(QStringLiteral("scripted.gguf")), "light");
+        ASSERT_TRUE(app);
+        QQuickWindow* window = app->window();
+        converse(app.get());
+        conversation = app->chat()->conversationId();
+        shoot(window, QStringLiteral("chat-light-thinking-folded"));
+        QQuickItem* header = findItem(window, QStringLiteral("thinkingHeader"));
+        ASSERT_TRUE(header);
+        click(header);
+        ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("thinkingText")) != nullptr; }));
+        shoot(window, QStringLiteral("chat-light-thinking-expanded"));
+
+        const QString png = QDir(data.path()).filePath(QStringLiteral("sunset.png"));
+        ASSERT_TRUE(writeTestImage(png, QColor(0xe0, 0x70, 0x30), 160));
+        app->chat()->attachFiles({QUrl::fromLocalFile(png)});
+        ASSERT_TRUE(waitUntil([&] { return app->chat()->attachments()->count() == 1; }));
+        typeText(findItem(window, QStringLiteral("composerInput")), QStringLiteral("What is in this picture?"));
+        shoot(window, QStringLiteral("composer-image-attached"));
+        QSignalSpy finished(app->chat(), &ChatController::replyFinished);
+        pressKey(window, Qt::Key_Return);
+        ASSERT_TRUE(waitUntil([&] { return finished.count() == 1; }));
+        shoot(window, QStringLiteral("chat-light-image-sent"));
+
+        pressKey(window, Qt::Key_Comma, Qt::ControlModifier);
+        ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("contextLengthSpin")) != nullptr; }));
+        pumpEvents(400);  // the dialog's opening transition
+        shoot(window, QStringLiteral("settings-dialog"));
+    }
+    {
+        std::unique_ptr<AppShell> app = startApp(data.path(), fixture(QStringLiteral("scripted.gguf")), "dark");
+        ASSERT_TRUE(app);
+        ChatController* chat = app->chat();
+        ASSERT_TRUE(waitUntil([&] { return chat->conversations()->rowOf(conversation) >= 0; }));
+        chat->openConversation(conversation);
+        ASSERT_TRUE(waitUntil([&] { return chat->conversationId() == conversation; }));
+        ASSERT_TRUE(waitUntil([&] { return app->engine()->state() == EngineController::Ready; }));
+        shoot(app->window(), QStringLiteral("chat-dark-image"));
+        chat->messages()->blocks(chat->messages()->idAt(3))->setExpanded(0, true);
+        pumpEvents(300);
+        shoot(app->window(), QStringLiteral("chat-dark-thinking-expanded"));
+    }
+}
+
+TEST(DesktopScreenshots, ModelPages) {
+    QTemporaryDir data;
+    // A library with two models in it.
+    const QDir models(QDir(data.path()).filePath(QStringLiteral("models")));
+    QDir().mkpath(models.path());
+    ASSERT_TRUE(QFile::copy(fixture(QStringLiteral("scripted.gguf")), models.filePath(QStringLiteral("scripted.gguf"))));
+    ASSERT_TRUE(QFile::copy(fixture(QStringLiteral("scripted-plain.gguf")),
+                            models.filePath(QStringLiteral("scripted-plain.gguf"))));
+    std::unique_ptr<AppShell> app = startApp(data.path(), {}, "light");
+    ASSERT_TRUE(app);
+    QQuickWindow* window = app->window();
+    ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("welcomePage")) != nullptr; }))
+        << "the first run without a model shows the welcome page";
+    shoot(window, QStringLiteral("page-welcome"));
+    click(findItem(window, QStringLiteral("catalogNav")));
+    ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("catalogPage")) != nullptr; }));
+    shoot(window, QStringLiteral("page-catalog"));
+    click(findItem(window, QStringLiteral("downloadsNav")));
+    ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("downloadsPage")) != nullptr; }));
+    shoot(window, QStringLiteral("page-downloads"));
+    click(findItem(window, QStringLiteral("libraryNav")));
+    ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("libraryPage")) != nullptr; }));
+    ASSERT_TRUE(waitUntil([&] { return findItems(window, QStringLiteral("loadModelButton")).size() == 2; }))
+        << "the library lists the two models";
+    shoot(window, QStringLiteral("page-library"));
+    // A .gguf dropped onto the window is imported into the library, not attached.
+    app->chat()->attachFiles({QUrl::fromLocalFile(fixture(QStringLiteral("scripted-endless.gguf")))});
+    EXPECT_TRUE(waitUntil([&] { return app->models()->library()->rowCount() == 3; }))
+        << "the dropped model joins the library";
+    EXPECT_EQ(app->chat()->attachments()->count(), 0);
+    // With no model loaded, the imported model is loaded and the chat page shows.
+    ASSERT_TRUE(waitUntil([&] { return app->engine()->state() == EngineController::Ready; }));
+    EXPECT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("composerInput")) != nullptr; }));
+    EXPECT_TRUE(app->engine()->modelPath().endsWith(QStringLiteral("scripted-endless.gguf")));
+}
+
+}  // namespace
+}  // namespace ember::desktop
