@@ -57,7 +57,7 @@ ApplicationWindow {
             Qt.callLater(() => chatPage.focusComposer())
     }
     function loadModel(path) {
-        engine.loadModel(path, settings.threads, settings.contextLength)
+        engine.loadModel(path, settings.threads, settings.contextLength, settings.backend)
         showPage("chat")
     }
 

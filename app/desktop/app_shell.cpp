@@ -109,7 +109,7 @@ bool AppShell::start() {
     if (model.isEmpty() && !m_options.noModel && QFileInfo::exists(m_settings->lastModelPath()))
         model = m_settings->lastModelPath();
     if (!model.isEmpty() && !m_options.noModel)
-        m_engine->loadModel(model, m_settings->threads(), m_settings->contextLength());
+        m_engine->loadModel(model, m_settings->threads(), m_settings->contextLength(), m_settings->backend());
     m_models->refreshLibrary();
     return true;
 }

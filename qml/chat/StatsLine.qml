@@ -24,8 +24,14 @@ Label {
         if ((stats.promptTokens || 0) > 0)
             parts.push(qsTr("prompt %1 (%2 cached)").arg(Format.count(stats.promptTokens))
                        .arg(Format.count(stats.reusedTokens || 0)))
-        if (stats.draftAcceptance !== undefined && stats.draftAcceptance >= 0)
-            parts.push(qsTr("%1% drafts accepted").arg(Math.round(stats.draftAcceptance * 100)))
+        if (stats.draftAcceptance !== undefined && stats.draftAcceptance >= 0) {
+            let drafted = qsTr("%1% drafts accepted").arg(Math.round(stats.draftAcceptance * 100))
+            if (stats.speculation)
+                drafted += " (" + stats.speculation.toUpperCase()
+                           + (stats.meanAcceptedLength > 0 ? qsTr(", %1 tokens/step").arg(stats.meanAcceptedLength.toFixed(1)) : "")
+                           + ")"
+            parts.push(drafted)
+        }
         return parts.join("  ·  ")
     }
     Accessible.name: qsTr("Statistics: ") + text

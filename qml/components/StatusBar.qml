@@ -35,6 +35,8 @@ Rectangle {
             objectName: "statusBackend"
             visible: bar.engine.backendName.length > 0
             text: bar.engine.backendName
+                  + (bar.engine.speculation && bar.engine.speculation !== "none"
+                     ? qsTr(" · drafts: %1").arg(bar.engine.speculation.toUpperCase()) : "")
             font.pointSize: 9
             color: Theme.mutedText
             Accessible.name: qsTr("Backend: ") + text

@@ -153,6 +153,22 @@ Dialog {
                 }
             }
             RowLayout {
+                SettingLabel { text: qsTr("Backend") }
+                ComboBox {
+                    objectName: "backendCombo"
+                    model: dialog.engine.backendLabels
+                    currentIndex: Math.max(0, dialog.engine.backendChoices.indexOf(dialog.settings.backend))
+                    implicitWidth: 260
+                    Accessible.name: qsTr("Backend")
+                    onActivated: index => dialog.settings.backend = dialog.engine.backendChoices[index]
+                }
+                Label {
+                    text: qsTr("applies when a model is loaded")
+                    color: Theme.faintText
+                    font.pointSize: 8.5
+                }
+            }
+            RowLayout {
                 SettingLabel { text: qsTr("CPU threads (0: all)") }
                 SpinBox {
                     from: 0

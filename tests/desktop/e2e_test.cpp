@@ -163,6 +163,22 @@ TEST(DesktopEndToEnd, ChatThinkImageStopRegenerateRestart) {
             << "the branch shown last is shown again";
         EXPECT_EQ(chat->messages()->index(7).data(MessageListModel::SiblingCountRole).toInt(), 2);
         EXPECT_EQ(chat->messages()->blocks(chat->messages()->idAt(1))->textAt(0), reasoning);
+
+        // 7. The status bar names the model and the backend; a backend that does not exist fails the load plainly.
+        ASSERT_TRUE(waitUntil([&] { return app->engine()->state() == EngineController::Ready; }));
+        QQuickItem* backend = findItem(app->window(), QStringLiteral("statusBackend"));
+        ASSERT_TRUE(backend);
+        EXPECT_TRUE(backend->property("text").toString().startsWith(QStringLiteral("CPU")))
+            << backend->property("text").toString().toStdString();
+        EXPECT_TRUE(app->engine()->backendChoices().contains(QStringLiteral("cpu")));
+        app->settings()->setBackend(QStringLiteral("nosuchbackend"));
+        app->engine()->loadModel(fixture(QStringLiteral("scripted.gguf")), 0, 4096, app->settings()->backend());
+        ASSERT_TRUE(waitUntil([&] { return app->engine()->state() == EngineController::Failed; }));
+        EXPECT_TRUE(app->engine()->lastError().contains(QStringLiteral("nosuchbackend")))
+            << app->engine()->lastError().toStdString();
+        QQuickItem* state = findItem(app->window(), QStringLiteral("statusState"));
+        ASSERT_TRUE(state);
+        EXPECT_TRUE(state->property("text").toString().startsWith(QStringLiteral("Load failed")));
     }
 }
 

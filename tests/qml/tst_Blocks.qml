@@ -94,7 +94,10 @@ Item {
             verify(stats.text.indexOf("first token") >= 0, stats.text)
             verify(stats.text.indexOf("drafts") < 0, "no speculation, no acceptance")
             stats.stats = {generatedTokens: 120, tokensPerSecond: 42.1, draftAcceptance: 0.734, speculation: "mtp"}
-            verify(stats.text.indexOf("73% drafts accepted") >= 0, stats.text)
+            verify(stats.text.indexOf("73% drafts accepted (MTP)") >= 0, stats.text)
+            stats.stats = {generatedTokens: 120, tokensPerSecond: 42.1, draftAcceptance: 0.5, speculation: "dflash",
+                           meanAcceptedLength: 2.5}
+            verify(stats.text.indexOf("50% drafts accepted (DFLASH, 2.5 tokens/step)") >= 0, stats.text)
         }
     }
 }

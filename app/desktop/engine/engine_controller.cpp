@@ -2,6 +2,7 @@
 #include "engine_controller.h"
 
 #include <QLoggingCategory>
+#include <QRegularExpression>
 
 #ifdef __linux__
 #include <sys/resource.h>
@@ -42,6 +43,11 @@ EngineController::EngineController(StallMonitor* stalls, QObject* parent)
         Q_EMIT loadProgressChanged();
     });
     connect(m_worker, &EngineWorker::modelLoaded, this, &EngineController::onModelLoaded);
+    connect(m_worker, &EngineWorker::backendsListed, this, [this](const QStringList& names, const QStringList& labels) {
+        m_backendChoices = names;
+        m_backendLabels = labels;
+        Q_EMIT backendsChanged();
+    });
     connect(m_worker, &EngineWorker::loadFailed, this, &EngineController::onLoadFailed);
     connect(m_worker, &EngineWorker::streamReady, this, &EngineController::onStreamReady);
     connect(m_worker, &EngineWorker::turnFinished, this, &EngineController::onTurnFinished);
@@ -49,6 +55,7 @@ EngineController::EngineController(StallMonitor* stalls, QObject* parent)
     // on a machine with few cores a busy engine must not delay frames and input.
     connect(&m_thread, &QThread::started, &m_thread, [] { lowerCurrentThreadPriority(); }, Qt::DirectConnection);
     m_thread.start();
+    QMetaObject::invokeMethod(m_worker, [w = m_worker] { w->listBackends(); }, Qt::QueuedConnection);
 }
 
 EngineController::~EngineController() {
@@ -60,10 +67,16 @@ EngineController::~EngineController() {
 }
 
 QString EngineController::backendName() const {
-    return m_status.backend.isEmpty() ? QString() : m_status.backend.left(1).toUpper() + m_status.backend.mid(1);
+    // "cpu (avx2, 2 threads)" -> "CPU (AVX2, 2 threads)"; "vulkan (...)" -> "Vulkan (...)".
+    QString name = m_status.backend;
+    if (name.isEmpty()) return name;
+    for (const char* acronym : {"cpu", "cuda", "hip", "avx2", "avx512", "neon"})
+        name.replace(QRegularExpression(QStringLiteral("\\b%1\\b").arg(QLatin1String(acronym))),
+                     QString::fromLatin1(acronym).toUpper());
+    return name.left(1).toUpper() + name.mid(1);
 }
 
-void EngineController::loadModel(const QString& pathOrUrl, int threads, qint64 contextLength) {
+void EngineController::loadModel(const QString& pathOrUrl, int threads, qint64 contextLength, const QString& backend) {
     const QUrl url(pathOrUrl);
     const QString path = url.isLocalFile() ? url.toLocalFile() : pathOrUrl;
     if (path.isEmpty()) return;
@@ -74,7 +87,8 @@ void EngineController::loadModel(const QString& pathOrUrl, int threads, qint64 c
     setError({});
     setState(Loading);
     QMetaObject::invokeMethod(
-        m_worker, [w = m_worker, path, threads, contextLength] { w->loadModel(path, threads, contextLength); },
+        m_worker,
+        [w = m_worker, path, threads, contextLength, backend] { w->loadModel(path, threads, contextLength, backend); },
         Qt::QueuedConnection);
 }
 

@@ -33,6 +33,9 @@ class EngineController : public QObject {
     Q_PROPERTY(QString modelName READ modelName NOTIFY modelChanged)
     Q_PROPERTY(QString architecture READ architecture NOTIFY modelChanged)
     Q_PROPERTY(QString backendName READ backendName NOTIFY modelChanged)
+    Q_PROPERTY(QString speculation READ speculation NOTIFY modelChanged)
+    Q_PROPERTY(QStringList backendChoices READ backendChoices NOTIFY backendsChanged)  // make_backend names
+    Q_PROPERTY(QStringList backendLabels READ backendLabels NOTIFY backendsChanged)    // for people
     Q_PROPERTY(bool supportsThinking READ supportsThinking NOTIFY modelChanged)
     Q_PROPERTY(bool supportsPreserveThinking READ supportsPreserveThinking NOTIFY modelChanged)
     Q_PROPERTY(bool canSeeImages READ canSeeImages NOTIFY modelChanged)
@@ -57,6 +60,9 @@ public:
     QString modelName() const { return m_status.name; }
     QString architecture() const { return m_status.architecture; }
     QString backendName() const;
+    QString speculation() const { return m_status.speculation; }
+    QStringList backendChoices() const { return m_backendChoices; }
+    QStringList backendLabels() const { return m_backendLabels; }
     bool supportsThinking() const { return m_status.supportsThinking; }
     bool supportsPreserveThinking() const { return m_status.supportsPreserveThinking; }
     bool canSeeImages() const { return false; }  // the vision projector arrives in a later revision
@@ -68,7 +74,8 @@ public:
     const ModelStatus& status() const { return m_status; }
 
     // Loads a model file (a path or a file: URL) on the engine thread; the current model is released first.
-    Q_INVOKABLE void loadModel(const QString& pathOrUrl, int threads = 0, qint64 contextLength = 4096);
+    Q_INVOKABLE void loadModel(const QString& pathOrUrl, int threads = 0, qint64 contextLength = 4096,
+                               const QString& backend = QStringLiteral("cpu"));
     Q_INVOKABLE void cancelLoad();
     Q_INVOKABLE void unloadModel();
     // Stops the running turn (and any queued one) before its next token.
@@ -83,6 +90,7 @@ Q_SIGNALS:
     void generatingChanged();
     void loadProgressChanged();
     void modelChanged();
+    void backendsChanged();
     void contextChanged();
     void lastErrorChanged();
     void modelLoaded();
@@ -108,6 +116,8 @@ private:
     QString m_loadingPath;
     int m_pendingLoads = 0;
     ModelStatus m_status;
+    QStringList m_backendChoices{QStringLiteral("cpu")};
+    QStringList m_backendLabels{QStringLiteral("CPU")};
     qint64 m_contextUsed = 0;
     QString m_lastError;
     quint64 m_nextTurn = 1;

@@ -13,6 +13,8 @@ QVariantMap TurnStats::toVariantMap() const {
     m.insert(QStringLiteral("timeToFirstTokenSeconds"), timeToFirstTokenSeconds);
     m.insert(QStringLiteral("tokensPerSecond"), tokensPerSecond);
     m.insert(QStringLiteral("draftAcceptance"), draftAcceptance);
+    if (!speculation.isEmpty()) m.insert(QStringLiteral("speculation"), speculation);
+    if (meanAcceptedLength > 0) m.insert(QStringLiteral("meanAcceptedLength"), meanAcceptedLength);
     return m;
 }
 
@@ -26,6 +28,8 @@ TurnStats TurnStats::fromVariantMap(const QVariantMap& m) {
     s.timeToFirstTokenSeconds = m.value(QStringLiteral("timeToFirstTokenSeconds"), -1.0).toDouble();
     s.tokensPerSecond = m.value(QStringLiteral("tokensPerSecond")).toDouble();
     s.draftAcceptance = m.value(QStringLiteral("draftAcceptance"), -1.0).toDouble();
+    s.speculation = m.value(QStringLiteral("speculation")).toString();
+    s.meanAcceptedLength = m.value(QStringLiteral("meanAcceptedLength")).toDouble();
     return s;
 }
 

@@ -17,7 +17,8 @@ struct ModelStatus {
     QString path;
     QString name;
     QString architecture;
-    QString backend;             // e.g. "CPU (AVX2, 2 threads)"
+    QString backend;             // the backend's own description, e.g. "cpu (avx2, 2 threads)"
+    QString speculation;         // "none", "mtp" or "dflash": how answers are drafted
     qint64 contextLength = 0;    // the session's positions
     qint64 trainedContext = 0;   // the model's training context
     quint64 parameterCount = 0;
@@ -48,7 +49,9 @@ struct TurnStats {
     double decodeSeconds = 0;
     double timeToFirstTokenSeconds = -1;  // from the start of the turn to its first streamed text
     double tokensPerSecond = 0;           // decode speed
+    QString speculation;                  // "none", "mtp" or "dflash"
     double draftAcceptance = -1;          // accepted / proposed draft tokens; < 0 without speculative decoding
+    double meanAcceptedLength = 0;        // tokens committed per draft-and-verify step
 
     QVariantMap toVariantMap() const;
     static TurnStats fromVariantMap(const QVariantMap& map);

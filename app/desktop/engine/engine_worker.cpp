@@ -44,7 +44,18 @@ void EngineWorker::requestCancelLoad() {
     m_cancelLoad.store(true);
 }
 
-void EngineWorker::loadModel(const QString& path, int threads, qint64 contextLength) {
+void EngineWorker::listBackends() {
+    QStringList names{QStringLiteral("cpu")}, labels{QStringLiteral("CPU")};
+    std::string error;
+    for (const DeviceInfo& d : list_devices(&error)) {
+        names.append(QStringLiteral("%1:%2").arg(qs(d.backend)).arg(d.index));
+        labels.append(QStringLiteral("%1 (%2)").arg(qs(d.name), qs(d.backend)));
+    }
+    if (!error.empty()) qCInfo(lcEngine) << "GPU devices:" << error.c_str();
+    Q_EMIT backendsListed(names, labels);
+}
+
+void EngineWorker::loadModel(const QString& path, int threads, qint64 contextLength, const QString& backend) {
     // A cancel that arrived before this load started belongs to it: the GUI cancels what it asked for last.
     m_session.reset();
     m_model.reset();  // free the old model first: two large models rarely fit together
@@ -53,6 +64,7 @@ void EngineWorker::loadModel(const QString& path, int threads, qint64 contextLen
     double lastReported = -1;
     LoadOptions options;
     options.threads = threads;
+    options.backend = backend.isEmpty() ? std::string("cpu") : backend.toStdString();
     options.progress = [&](double fraction) {
         if (fraction - lastReported >= 0.01 || sinceReport.elapsed() >= 100 || fraction >= 1.0) {
             lastReported = fraction;
@@ -88,6 +100,7 @@ void EngineWorker::loadModel(const QString& path, int threads, qint64 contextLen
     s.name = qs(info.name);
     s.architecture = qs(info.architecture);
     s.backend = qs(m_model->backend().name());
+    s.speculation = qs(m_model->speculation());
     s.contextLength = m_session->n_ctx();
     s.trainedContext = info.n_ctx_train;
     s.parameterCount = info.n_params;
@@ -204,6 +217,11 @@ void EngineWorker::runTurn(const TurnRequest& request) {
     outcome.stats.prefillSeconds = g.prefill_seconds;
     outcome.stats.decodeSeconds = g.decode_seconds;
     outcome.stats.tokensPerSecond = g.decode_tokens_per_second();
+    outcome.stats.speculation = qs(g.speculation);
+    if (g.speculation != "none" && g.drafted_tokens > 0) {
+        outcome.stats.draftAcceptance = g.acceptance_rate();
+        outcome.stats.meanAcceptedLength = g.mean_accepted_length();
+    }
     outcome.stats.timeToFirstTokenSeconds = firstText;
     if (m_session) {
         outcome.contextUsed = static_cast<qint64>(m_session->cached_tokens().size());

@@ -31,12 +31,15 @@ public:
     void requestCancelLoad();
 
 public Q_SLOTS:
-    void loadModel(const QString& path, int threads, qint64 contextLength);
+    void loadModel(const QString& path, int threads, qint64 contextLength, const QString& backend);
+    // Finds the devices the engine can use (may take a moment: it asks the GPU drivers).
+    void listBackends();
     void unloadModel();
     void runTurn(const ember::desktop::TurnRequest& request);
 
 Q_SIGNALS:
     void loadProgress(double fraction);
+    void backendsListed(const QStringList& names, const QStringList& labels);
     void modelLoaded(const ember::desktop::ModelStatus& status);
     void loadFailed(const QString& error, bool cancelled);
     void modelUnloaded();

@@ -34,6 +34,7 @@ AppSettings::AppSettings(const QString& file, QObject* parent)
     load(kGeneration);
     m_colorScheme = m_settings.value(QStringLiteral("ui/colorScheme"), m_colorScheme).toString();
     m_lastModelPath = m_settings.value(QStringLiteral("models/last"), QString()).toString();
+    m_backend = m_settings.value(QStringLiteral("engine/backend"), m_backend).toString();
     m_thinkingByDefault = m_settings.value(QStringLiteral("chat/thinkingByDefault"), true).toBool();
 }
 
@@ -98,6 +99,14 @@ void AppSettings::setThinkingByDefault(bool v) {
     if (m_thinkingByDefault == v) return;
     m_thinkingByDefault = v;
     m_settings.setValue(QStringLiteral("chat/thinkingByDefault"), v);
+    Q_EMIT changed();
+}
+
+void AppSettings::setBackend(const QString& v) {
+    const QString name = v.trimmed().isEmpty() ? QStringLiteral("cpu") : v.trimmed();
+    if (m_backend == name) return;
+    m_backend = name;
+    m_settings.setValue(QStringLiteral("engine/backend"), name);
     Q_EMIT changed();
 }
 

@@ -30,6 +30,7 @@ class AppSettings : public QObject {
     Q_PROPERTY(bool thinkingByDefault READ thinkingByDefault WRITE setThinkingByDefault NOTIFY changed)
     Q_PROPERTY(QString colorScheme READ colorScheme WRITE setColorScheme NOTIFY colorSchemeChanged)
     Q_PROPERTY(QString lastModelPath READ lastModelPath WRITE setLastModelPath NOTIFY changed)
+    Q_PROPERTY(QString backend READ backend WRITE setBackend NOTIFY changed)
     Q_PROPERTY(QStringList presetNames READ presetNames CONSTANT)
     Q_PROPERTY(int maxThreads READ maxThreads CONSTANT)
 
@@ -50,6 +51,7 @@ public:
     bool thinkingByDefault() const { return m_thinkingByDefault; }
     QString colorScheme() const { return m_colorScheme; }  // "system", "light" or "dark"
     QString lastModelPath() const { return m_lastModelPath; }
+    QString backend() const { return m_backend; }  // make_backend's name: "cpu", "vulkan", "vulkan:1", ...
     QStringList presetNames() const;
     int maxThreads() const;
 
@@ -66,6 +68,7 @@ public:
     void setThinkingByDefault(bool v);
     void setColorScheme(const QString& v);
     void setLastModelPath(const QString& v);
+    void setBackend(const QString& v);
 
     Q_INVOKABLE void applyPreset(const QString& name);
     Q_INVOKABLE void resetToDefaults();
@@ -102,6 +105,7 @@ private:
     bool m_thinkingByDefault = true;
     QString m_colorScheme = QStringLiteral("system");
     QString m_lastModelPath;
+    QString m_backend = QStringLiteral("cpu");
 };
 
 }  // namespace ember::desktop
