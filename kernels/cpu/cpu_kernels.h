@@ -73,6 +73,16 @@ void matmul(Isa isa, const WeightMatrix& w, const float* x, int64_t n_tokens, fl
 void quantize_activations(gguf::TensorType weight, const float* x, void* out, int64_t cols);
 float dot(Isa isa, gguf::TensorType weight, const void* w_row, const void* act_row, int64_t cols);
 
+// Attention's inner loops over cache rows of a float type (F32, F16, BF16) for several heads at once, so each
+// cache row is read once: for r < n_rows (row r at rows + r * row_stride bytes) and i < n:
+//   dot_float_rows:        out[r * n + i] = dot(row r, act + i * act_stride)                 (n <= 4)
+//   accumulate_float_rows: acc[i * acc_stride + c] += weights[r * n + i] * row r [c]
+// act and acc rows are F32; their strides count floats.
+void dot_float_rows(Isa isa, gguf::TensorType type, const std::byte* rows, size_t row_stride, int64_t n_rows,
+                    const float* act, int64_t act_stride, int n, int64_t cols, float* out);
+void accumulate_float_rows(Isa isa, gguf::TensorType type, const std::byte* rows, size_t row_stride, int64_t n_rows,
+                           const float* weights, int n, float* acc, int64_t acc_stride, int64_t cols);
+
 // Kernel calls served by each ISA's kernel table on the calling thread (one per dot() and per matrix row tile
 // run on this thread): lets tests prove which implementation ran.
 struct KernelCounts {

@@ -79,6 +79,37 @@ constexpr Kernel kAvx2FloatKernels[] = {
 
 }  // namespace
 
+namespace {
+
+template <typename W>
+void accumulate(const void* row, const float* weights, int n, float* acc, int64_t acc_stride, int64_t cols) {
+    const auto* r = static_cast<const uint8_t*>(row);
+    int64_t c = 0;
+    for (; c + 8 <= cols; c += 8) {
+        const __m256 v = W::load8(r + W::kBytes * c);
+        for (int i = 0; i < n; ++i) {
+            float* a = acc + i * acc_stride + c;
+            _mm256_storeu_ps(a, _mm256_fmadd_ps(_mm256_set1_ps(weights[i]), v, _mm256_loadu_ps(a)));
+        }
+    }
+    for (; c < cols; ++c) {
+        const float v = W::load1(r + W::kBytes * c);
+        for (int i = 0; i < n; ++i) acc[i * acc_stride + c] += weights[i] * v;
+    }
+}
+
+}  // namespace
+
+bool avx2_accumulate(gguf::TensorType type, const void* row, const float* weights, int n, float* acc,
+                     int64_t acc_stride, int64_t cols) {
+    switch (type) {
+        case TT::F32: accumulate<F32>(row, weights, n, acc, acc_stride, cols); return true;
+        case TT::F16: accumulate<F16>(row, weights, n, acc, acc_stride, cols); return true;
+        case TT::BF16: accumulate<BF16>(row, weights, n, acc, acc_stride, cols); return true;
+        default: return false;
+    }
+}
+
 const Kernel* avx2_kernel(gguf::TensorType type) {
     for (const Kernel& k : kAvx2FloatKernels)
         if (k.type == type) return &k;

@@ -26,4 +26,12 @@ struct Kernel {
 const Kernel* scalar_kernel(gguf::TensorType type);
 const Kernel* avx2_kernel(gguf::TensorType type);  // defined in the files built with -mavx2 -mfma -mf16c
 
+// acc[i * acc_stride + c] += weights[i] * row[c] (accumulate_float_row); false when the type is not F32/F16/BF16.
+using AccumulateFn = bool (*)(gguf::TensorType type, const void* row, const float* weights, int n, float* acc,
+                              int64_t acc_stride, int64_t cols);
+bool scalar_accumulate(gguf::TensorType type, const void* row, const float* weights, int n, float* acc,
+                       int64_t acc_stride, int64_t cols);
+bool avx2_accumulate(gguf::TensorType type, const void* row, const float* weights, int n, float* acc,
+                     int64_t acc_stride, int64_t cols);
+
 }  // namespace ember::cpu::detail

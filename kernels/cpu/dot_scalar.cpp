@@ -158,6 +158,25 @@ constexpr Kernel kScalarKernels[] = {
 
 }  // namespace
 
+bool scalar_accumulate(gguf::TensorType type, const void* row, const float* weights, int n, float* acc,
+                       int64_t acc_stride, int64_t cols) {
+    const auto* r = static_cast<const uint8_t*>(row);
+    float (*load)(const uint8_t*, int64_t);
+    switch (type) {
+        case gguf::TensorType::F32: load = [](const uint8_t* p, int64_t c) { return quant::load_f32(p + 4 * c); }; break;
+        case gguf::TensorType::F16: load = [](const uint8_t* p, int64_t c) { return quant::load_fp16(p + 2 * c); }; break;
+        case gguf::TensorType::BF16:
+            load = [](const uint8_t* p, int64_t c) { return quant::bf16_to_fp32(quant::load_u16(p + 2 * c)); };
+            break;
+        default: return false;
+    }
+    for (int64_t c = 0; c < cols; ++c) {
+        const float v = load(r, c);
+        for (int i = 0; i < n; ++i) acc[i * acc_stride + c] += weights[i] * v;
+    }
+    return true;
+}
+
 const Kernel* scalar_kernel(gguf::TensorType type) {
     for (const Kernel& k : kScalarKernels)
         if (k.type == type) return &k;

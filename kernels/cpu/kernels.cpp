@@ -78,6 +78,26 @@ float dot(Isa isa, TensorType weight, const void* w_row, const void* act_row, in
     return out;
 }
 
+void dot_float_rows(Isa isa, TensorType type, const std::byte* rows, size_t row_stride, int64_t n_rows,
+                    const float* act, int64_t act_stride, int n, int64_t cols, float* out) {
+    if (activation_type(type) != TensorType::F32 || n < 1 || n > detail::kMaxTile)
+        throw Error("dot_float_rows: " + type_name(type) + " rows, " + std::to_string(n) + " activations");
+    const detail::Kernel& k = kernel_for(isa, type);
+    const auto* a = reinterpret_cast<const std::byte*>(act);
+    for (int64_t r = 0; r < n_rows; ++r)
+        k.tile(rows + r * row_stride, a, static_cast<size_t>(act_stride) * sizeof(float), n, cols, out + r * n);
+    count(k, static_cast<uint64_t>(n_rows));
+}
+
+void accumulate_float_rows(Isa isa, TensorType type, const std::byte* rows, size_t row_stride, int64_t n_rows,
+                           const float* weights, int n, float* acc, int64_t acc_stride, int64_t cols) {
+    const detail::AccumulateFn fn = isa == Isa::avx2 ? detail::avx2_accumulate : detail::scalar_accumulate;
+    if (isa == Isa::avx2) kernel_for(isa, type);  // the same AVX2 check as every kernel
+    for (int64_t r = 0; r < n_rows; ++r)
+        if (!fn(type, rows + r * row_stride, weights + r * n, n, acc, acc_stride, cols))
+            throw Error("accumulate_float_rows: no kernel for " + type_name(type));
+}
+
 void matmul(Isa isa, const WeightMatrix& w, const float* x, int64_t n_tokens, float* y, ThreadPool& pool,
             std::span<std::byte> scratch) {
     const detail::Kernel& k = kernel_for(isa, w.type);

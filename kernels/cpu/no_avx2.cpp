@@ -5,5 +5,6 @@
 namespace ember::cpu::detail {
 
 const Kernel* avx2_kernel(gguf::TensorType) { return nullptr; }
+bool avx2_accumulate(gguf::TensorType, const void*, const float*, int, float*, int64_t, int64_t) { return false; }
 
 }  // namespace ember::cpu::detail

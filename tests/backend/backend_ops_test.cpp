@@ -215,37 +215,53 @@ TEST_P(BackendOps, RopeModesPartialAndScaled) {
 }
 
 TEST_P(BackendOps, AttentionOverEveryCacheType) {
-    const AttentionParams p{8, 2, 64, 0.125f};
-    const int64_t kv_cols = 2 * 64, capacity = 40;
-    for (TensorType cache_type : {TensorType::F32, TensorType::F16, TensorType::Q8_0}) {
-        const Tensor k_cache = output(cache_type, capacity, kv_cols);
-        const Tensor v_cache = output(cache_type, capacity, kv_cols);
-        // 30 positions in two batches: a prefill of 27 and a verify-like batch of 3.
-        const std::vector<float> k = random(30 * kv_cols), v = random(30 * kv_cols);
-        std::vector<int32_t> first(27), second = {27, 28, 29};
-        for (int i = 0; i < 27; ++i) first[static_cast<size_t>(i)] = i;
-        backend_->store_kv(upload_f32(27, kv_cols, {k.begin(), k.begin() + 27 * kv_cols}),
-                           upload_f32(27, kv_cols, {v.begin(), v.begin() + 27 * kv_cols}), k_cache, v_cache, first);
-        backend_->store_kv(upload_f32(3, kv_cols, {k.begin() + 27 * kv_cols, k.end()}),
-                           upload_f32(3, kv_cols, {v.begin() + 27 * kv_cols, v.end()}), k_cache, v_cache, second);
-        const std::vector<float> q = random(3 * 8 * 64);
-        const Tensor out = output(TensorType::F32, 3, 8 * 64);
-        backend_->attention(upload_f32(3, 8 * 64, q), k_cache, v_cache, 30, second, p, out);
+    // Head layouts: groups of 4, 8 (Qwen3.6: 16 heads over 2 kv heads) and 3; contexts within one tile of the
+    // CPU's cache walk and over several.
+    struct Case {
+        AttentionParams p;
+        int64_t n_kv;
+    };
+    for (const Case& c : {Case{{8, 2, 64, 0.125f}, 30}, Case{{16, 2, 32, 0.17f}, 70}, Case{{6, 2, 16, 0.25f}, 41}}) {
+        const AttentionParams& p = c.p;
+        const int64_t n_kv = c.n_kv, kv_cols = int64_t{p.n_head_kv} * p.head_dim, q_cols = int64_t{p.n_head} * p.head_dim;
+        const int64_t capacity = n_kv + 10, prefill = n_kv - 3;
+        for (TensorType cache_type : {TensorType::F32, TensorType::F16, TensorType::Q8_0}) {
+            if (cache_type == TensorType::Q8_0 && p.head_dim % 32 != 0) continue;  // q8_0 rows hold whole heads
+            const Tensor k_cache = output(cache_type, capacity, kv_cols);
+            const Tensor v_cache = output(cache_type, capacity, kv_cols);
+            // n_kv positions in two batches: a prefill and a verify-like batch of 3.
+            const std::vector<float> k = random(n_kv * kv_cols), v = random(n_kv * kv_cols);
+            std::vector<int32_t> first(static_cast<size_t>(prefill)), second = {static_cast<int32_t>(prefill),
+                                                                              static_cast<int32_t>(prefill + 1),
+                                                                              static_cast<int32_t>(prefill + 2)};
+            for (int64_t i = 0; i < prefill; ++i) first[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+            backend_->store_kv(upload_f32(prefill, kv_cols, {k.begin(), k.begin() + prefill * kv_cols}),
+                               upload_f32(prefill, kv_cols, {v.begin(), v.begin() + prefill * kv_cols}), k_cache,
+                               v_cache, first);
+            backend_->store_kv(upload_f32(3, kv_cols, {k.begin() + prefill * kv_cols, k.end()}),
+                               upload_f32(3, kv_cols, {v.begin() + prefill * kv_cols, v.end()}), k_cache, v_cache,
+                               second);
+            const std::vector<float> q = random(3 * q_cols);
+            const Tensor out = output(TensorType::F32, 3, q_cols);
+            backend_->attention(upload_f32(3, q_cols, q), k_cache, v_cache, n_kv, second, p, out);
 
-        // The reference sees exactly what the cache stores.
-        reference::Matrix k_stored(30 * kv_cols), v_stored(30 * kv_cols);
-        for (int64_t j = 0; j < 30; ++j) {
-            std::vector<std::byte> row(gguf::row_bytes(cache_type, kv_cols));
-            std::vector<float> tmp(static_cast<size_t>(kv_cols));
-            quant::quantize_row(cache_type, k.data() + j * kv_cols, row.data(), kv_cols);
-            quant::dequantize_row(cache_type, row.data(), tmp.data(), kv_cols);
-            std::copy(tmp.begin(), tmp.end(), k_stored.begin() + j * kv_cols);
-            quant::quantize_row(cache_type, v.data() + j * kv_cols, row.data(), kv_cols);
-            quant::dequantize_row(cache_type, row.data(), tmp.data(), kv_cols);
-            std::copy(tmp.begin(), tmp.end(), v_stored.begin() + j * kv_cols);
+            // The reference sees exactly what the cache stores.
+            reference::Matrix k_stored(static_cast<size_t>(n_kv * kv_cols)), v_stored(static_cast<size_t>(n_kv * kv_cols));
+            for (int64_t j = 0; j < n_kv; ++j) {
+                std::vector<std::byte> row(gguf::row_bytes(cache_type, kv_cols));
+                std::vector<float> tmp(static_cast<size_t>(kv_cols));
+                quant::quantize_row(cache_type, k.data() + j * kv_cols, row.data(), kv_cols);
+                quant::dequantize_row(cache_type, row.data(), tmp.data(), kv_cols);
+                std::copy(tmp.begin(), tmp.end(), k_stored.begin() + j * kv_cols);
+                quant::quantize_row(cache_type, v.data() + j * kv_cols, row.data(), kv_cols);
+                quant::dequantize_row(cache_type, row.data(), tmp.data(), kv_cols);
+                std::copy(tmp.begin(), tmp.end(), v_stored.begin() + j * kv_cols);
+            }
+            const reference::Matrix want = reference::attention(to_double(q), k_stored, v_stored, n_kv, second, p);
+            const std::string what = std::string(gguf::traits(cache_type).name) + " cache, " +
+                                     std::to_string(p.n_head) + "/" + std::to_string(p.n_head_kv) + " heads";
+            expect_close(download(out), want, 1e-5, what.c_str());
         }
-        const reference::Matrix want = reference::attention(to_double(q), k_stored, v_stored, 30, second, p);
-        expect_close(download(out), want, 1e-5, std::string(gguf::traits(cache_type).name).c_str());
     }
 }
 

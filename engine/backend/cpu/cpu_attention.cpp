@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // KV-cache writes and causal attention. Attention streams over the cache once per (token, head) with an online
 // softmax (running maximum and sum), so it needs no score buffer whatever the context length.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -40,7 +41,74 @@ void store_row(const float* src, const Tensor& cache, int64_t row) {
         quant::quantize_row(cache.type, src, dst, cache.cols);
 }
 
+bool is_float_cache(gguf::TensorType type) {
+    return type == gguf::TensorType::F32 || type == gguf::TensorType::F16 || type == gguf::TensorType::BF16;
+}
+
+constexpr int kHeadsPerItem = 4;   // query heads of one kv group handled together (the dot kernels' widest tile)
+constexpr int64_t kKvTile = 32;    // cache rows scored together before the softmax update
+
 }  // namespace
+
+// Float caches: each work item takes up to four query heads of one kv group for one query row, and walks the
+// cache in tiles: the tile's scores for all its heads with the dot kernels (each cache row read once), one online
+// softmax update per tile, then the tile's value rows accumulated with the vector kernels.
+void CpuBackend::attention_float_cache(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
+                                       std::span<const int32_t> positions, const AttentionParams& p,
+                                       const Tensor& out) {
+    const int group = p.n_head / p.n_head_kv;
+    const int hd = p.head_dim;
+    const int per_item = std::min(group, kHeadsPerItem);
+    const int splits = (group + per_item - 1) / per_item;
+    const int64_t items = q.rows * p.n_head_kv * splits;
+    const size_t k_offset = gguf::row_bytes(k_cache.type, hd), v_offset = gguf::row_bytes(v_cache.type, hd);
+    for_rows(items, n_kv * hd * 2 * per_item, [&](int64_t begin, int64_t end) {
+        float acc[kHeadsPerItem * max_head_dim];
+        float scores[kKvTile * kHeadsPerItem];
+        for (int64_t item = begin; item < end; ++item) {
+            const int64_t t = item / (p.n_head_kv * splits);
+            const int kv_head = static_cast<int>(item / splits % p.n_head_kv);
+            const int first = (static_cast<int>(item % splits)) * per_item;
+            const int n = std::min(per_item, group - first);
+            const int h0 = kv_head * group + first;
+            const float* qh = reinterpret_cast<const float*>(host_data(q) + t * q.row_stride) + h0 * hd;
+            const int64_t visible = std::min<int64_t>(n_kv, int64_t{positions[static_cast<size_t>(t)]} + 1);
+            float running_max[kHeadsPerItem];
+            double running_sum[kHeadsPerItem];
+            std::fill(running_max, running_max + n, -INFINITY);
+            std::fill(running_sum, running_sum + n, 0.0);
+            std::fill(acc, acc + n * max_head_dim, 0.0f);
+            for (int64_t j0 = 0; j0 < visible; j0 += kKvTile) {
+                const int64_t rows = std::min(kKvTile, visible - j0);
+                cpu::dot_float_rows(isa_, k_cache.type, host_data(k_cache) + j0 * k_cache.row_stride + kv_head * k_offset,
+                                    k_cache.row_stride, rows, qh, hd, n, hd, scores);
+                for (int i = 0; i < n; ++i) {
+                    float tile_max = -INFINITY;
+                    for (int64_t r = 0; r < rows; ++r) tile_max = std::max(tile_max, scores[r * n + i] *= p.scale);
+                    if (tile_max > running_max[i]) {
+                        const float correction = std::exp(running_max[i] - tile_max);
+                        for (int c = 0; c < hd; ++c) acc[i * max_head_dim + c] *= correction;
+                        running_sum[i] *= correction;
+                        running_max[i] = tile_max;
+                    }
+                    for (int64_t r = 0; r < rows; ++r) {
+                        const float weight = std::exp(scores[r * n + i] - running_max[i]);
+                        scores[r * n + i] = weight;
+                        running_sum[i] += weight;
+                    }
+                }
+                cpu::accumulate_float_rows(isa_, v_cache.type,
+                                           host_data(v_cache) + j0 * v_cache.row_stride + kv_head * v_offset,
+                                           v_cache.row_stride, rows, scores, n, acc, max_head_dim, hd);
+            }
+            for (int i = 0; i < n; ++i) {
+                float* oh = reinterpret_cast<float*>(host_data(out) + t * out.row_stride) + (h0 + i) * hd;
+                const float inv = running_sum[i] > 0 ? static_cast<float>(1.0 / running_sum[i]) : 0.0f;
+                for (int c = 0; c < hd; ++c) oh[c] = acc[i * max_head_dim + c] * inv;
+            }
+        }
+    });
+}
 
 void CpuBackend::store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
                           std::span<const int32_t> positions) {
@@ -68,6 +136,10 @@ void CpuBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor&
     require(k_cache.cols == int64_t{p.n_head_kv} * p.head_dim && v_cache.cols == k_cache.cols,
             "attention: cache rows do not match the kv heads");
     require(n_kv <= k_cache.rows && static_cast<int64_t>(positions.size()) == q.rows, "attention: bad lengths");
+    if (is_float_cache(k_cache.type) && is_float_cache(v_cache.type)) {
+        attention_float_cache(q, k_cache, v_cache, n_kv, positions, p, out);
+        return;
+    }
     const int group = p.n_head / p.n_head_kv;
     const int hd = p.head_dim;
 

@@ -50,6 +50,8 @@ public:
     cpu::ThreadPool& pool() { return pool_; }
 
 private:
+    void attention_float_cache(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
+                               std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out);
     // Runs fn(begin, end) over [0, n) on the pool, or inline when the work is too small to share.
     template <typename F>
     void for_rows(int64_t n, int64_t work_per_item, F&& fn) {
