@@ -27,6 +27,8 @@ apt_packages=(
   qml6-module-qtquick-controls qml6-module-qtquick-templates qml6-module-qtquick-layouts
   qml6-module-qtquick-window qml6-module-qtquick-dialogs qml6-module-qt-labs-folderlistmodel
   qml6-module-qt-labs-qmlmodels qml6-module-qttest
+  # Text in the app's offscreen end-to-end tests and screenshots (a bare system may have no font at all).
+  fonts-dejavu-core
   # The HIP backend's compile test (tests/hip): Debian's ROCm 5.2 hipcc for gfx1030. nvcc (CUDA) is not a Debian
   # package: the CUDA compile test runs where the machine has the toolkit, and says SKIP elsewhere.
   hipcc libamdhip64-dev
