@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QQuickWindow>
 #include <QSignalSpy>
@@ -51,6 +54,7 @@ TEST(DesktopEndToEnd, ChatThinkImageStopRegenerateRestart) {
     const QString reasoning = want[QStringLiteral("reasoning")].toString();
     QString conversationId;
     QString imageMessageId;
+    QString stoppedId;
 
     {
         std::unique_ptr<AppShell> app = startApp(data.path(), fixture(QStringLiteral("scripted.gguf")));
@@ -104,6 +108,17 @@ TEST(DesktopEndToEnd, ChatThinkImageStopRegenerateRestart) {
         EXPECT_EQ(second.state, QStringLiteral("complete"));
         EXPECT_EQ(chat->messageText(3), answer);
         EXPECT_EQ(blockKinds(chat->messages()->blocks(second.id)), QStringList({"text", "code", "text"}));
+        // The template writes past reasoning back (preserve_thinking), so the second prompt starts with everything
+        // the first turn computed, and the session reuses it instead of prefilling it again.
+        const QVariantMap stats1 = chat->messages()->index(1).data(MessageListModel::StatsRole).toMap();
+        const QVariantMap stats2 = chat->messages()->index(3).data(MessageListModel::StatsRole).toMap();
+        // (The scripted answer's tokens are not what BPE makes of its text, so the reuse ends after the reasoning;
+        // without the reasoning written back it would end before "<think>", inside the first prompt.)
+        EXPECT_GE(stats2[QStringLiteral("reusedTokens")].toLongLong(),
+                  stats1[QStringLiteral("promptTokens")].toLongLong() + want[QStringLiteral("reasoning_tokens")].toInt())
+            << "prompt cache not reused across turns";
+        EXPECT_EQ(stats1[QStringLiteral("generatedTokens")].toLongLong(),
+                  want[QStringLiteral("thinking_turn_tokens")].toInt());
 
         // 3. An image, attached as a drop or the attach dialog would: a thumbnail, and the plain notice.
         const QString png = QDir(data.path()).filePath(QStringLiteral("dot.png"));
@@ -132,6 +147,7 @@ TEST(DesktopEndToEnd, ChatThinkImageStopRegenerateRestart) {
         EXPECT_GE(stopped.tokensAfterStop, 0);
         EXPECT_LE(stopped.tokensAfterStop, 1) << "the engine went on after the stop request";
         EXPECT_TRUE(chat->messageText(7).startsWith(answer)) << chat->messageText(7).toStdString();
+        stoppedId = stopped.id;
 
         // 5. Regenerate (Ctrl+R): a second answer beside the stopped one, which stays reachable.
         app->settings()->setMaxTokens(30);
@@ -144,6 +160,39 @@ TEST(DesktopEndToEnd, ChatThinkImageStopRegenerateRestart) {
         EXPECT_EQ(last.data(MessageListModel::SiblingIndexRole).toInt(), 2);
         chat->switchBranch(7, -1);
         EXPECT_EQ(chat->messages()->idAt(7), stopped.id);
+
+        // Continue the stopped answer: the new text is appended to it.
+        const QString before = chat->messageText(7);
+        ASSERT_TRUE(chat->continueLast());
+        Reply continued = waitForReply(chat, finished);
+        EXPECT_EQ(continued.id, stopped.id);
+        EXPECT_GT(chat->messageText(7).size(), before.size());
+        EXPECT_TRUE(chat->messageText(7).startsWith(before));
+
+        // Edit the first question and resend: a new branch from the start; the old one stays reachable.
+        ASSERT_TRUE(chat->editAndResend(0, QStringLiteral("Edited question")));
+        waitForReply(chat, finished);
+        ASSERT_EQ(chat->messages()->count(), 2);
+        EXPECT_EQ(chat->messageText(0), QStringLiteral("Edited question"));
+        EXPECT_EQ(chat->messages()->index(0).data(MessageListModel::SiblingCountRole).toInt(), 2);
+        chat->switchBranch(0, -1);
+        ASSERT_EQ(chat->messages()->count(), 8);
+        chat->switchBranch(7, -1);  // the version shown when the app closes: the stopped and continued one
+        EXPECT_EQ(chat->messages()->idAt(7), stopped.id);
+
+        // Export to Markdown and JSON.
+        const QString md = QDir(data.path()).filePath(QStringLiteral("chat.md"));
+        const QString json = QDir(data.path()).filePath(QStringLiteral("chat.json"));
+        QSignalSpy exported(chat, &ChatController::exported);
+        chat->exportConversation(QUrl::fromLocalFile(md), QStringLiteral("markdown"));
+        chat->exportConversation(QUrl::fromLocalFile(json), QStringLiteral("json"));
+        ASSERT_TRUE(waitUntil([&] { return exported.count() == 2; }));
+        EXPECT_TRUE(exported.at(0).at(1).toString().isEmpty()) << exported.at(0).at(1).toString().toStdString();
+        QFile mdFile(md), jsonFile(json);
+        ASSERT_TRUE(mdFile.open(QIODevice::ReadOnly) && jsonFile.open(QIODevice::ReadOnly));
+        EXPECT_TRUE(QString::fromUtf8(mdFile.readAll()).contains(QStringLiteral("def add(a, b):")));
+        const QJsonObject exportedJson = QJsonDocument::fromJson(jsonFile.readAll()).object();
+        EXPECT_EQ(exportedJson[QStringLiteral("messages")].toArray().size(), 11) << "every branch, every message";
     }
 
     // 6. Restart on the same data: the conversation is listed, opens with every message, image and setting.
@@ -159,10 +208,23 @@ TEST(DesktopEndToEnd, ChatThinkImageStopRegenerateRestart) {
         EXPECT_EQ(chat->messageText(1), answer);
         EXPECT_FALSE(chat->thinkingEnabled()) << "the thinking switch is remembered per conversation";
         EXPECT_EQ(blockKinds(chat->messages()->blocks(imageMessageId)), QStringList({"image", "text"}));
-        EXPECT_EQ(chat->messages()->index(7).data(MessageListModel::StateRole).toString(), QStringLiteral("stopped"))
-            << "the branch shown last is shown again";
+        EXPECT_EQ(chat->messages()->idAt(7), stoppedId) << "the branch shown last is shown again";
+        EXPECT_EQ(chat->messages()->index(0).data(MessageListModel::SiblingCountRole).toInt(), 2);
         EXPECT_EQ(chat->messages()->index(7).data(MessageListModel::SiblingCountRole).toInt(), 2);
         EXPECT_EQ(chat->messages()->blocks(chat->messages()->idAt(1))->textAt(0), reasoning);
+
+        // Search by title and by content, rename, delete.
+        chat->setSearchText(QStringLiteral("forever"));  // the text of a later question
+        EXPECT_TRUE(waitUntil([&] { return chat->conversations()->count() == 1; }));
+        chat->setSearchText(QStringLiteral("no such words"));
+        EXPECT_TRUE(waitUntil([&] { return chat->conversations()->count() == 0; }));
+        chat->setSearchText({});
+        EXPECT_TRUE(waitUntil([&] { return chat->conversations()->count() == 1; }));
+        chat->renameConversation(conversationId, QStringLiteral("Adding numbers"));
+        EXPECT_EQ(chat->title(), QStringLiteral("Adding numbers"));
+        chat->setSearchText(QStringLiteral("adding num"));
+        EXPECT_TRUE(waitUntil([&] { return chat->conversations()->count() == 1; }));
+        chat->setSearchText({});
 
         // 7. The status bar names the model and the backend; a backend that does not exist fails the load plainly.
         ASSERT_TRUE(waitUntil([&] { return app->engine()->state() == EngineController::Ready; }));
