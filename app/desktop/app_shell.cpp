@@ -69,7 +69,6 @@ AppShell::AppShell(AppOptions options, QObject* parent) : QObject(parent), m_opt
         m_options.dataDir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
     QDir().mkpath(m_options.dataDir);
     const QDir data(m_options.dataDir);
-    m_systemPalette = QGuiApplication::palette();
 
     m_stalls = std::make_unique<StallMonitor>();
     m_settings = std::make_unique<AppSettings>(data.filePath(QStringLiteral("settings.ini")));
@@ -131,7 +130,7 @@ void AppShell::applyColorScheme(const QString& scheme) {
     else if (scheme == QLatin1String("light"))
         QGuiApplication::setPalette(lightPalette());
     else
-        QGuiApplication::setPalette(m_systemPalette);
+        QGuiApplication::setPalette(QPalette());  // no role set: every role follows the platform theme, live
 }
 
 QPalette AppShell::darkPalette() {

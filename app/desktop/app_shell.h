@@ -66,7 +66,6 @@ private:
     void onModelLoaded();
 
     AppOptions m_options;
-    QPalette m_systemPalette;
     std::unique_ptr<StallMonitor> m_stalls;
     std::unique_ptr<AppSettings> m_settings;
     std::unique_ptr<ImageCache> m_images;

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <QDir>
+#include <QGuiApplication>
+#include <QPalette>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -242,6 +244,43 @@ TEST(DesktopEndToEnd, ChatThinkImageStopRegenerateRestart) {
         ASSERT_TRUE(state);
         EXPECT_TRUE(state->property("text").toString().startsWith(QStringLiteral("Load failed")));
     }
+}
+
+// Loading reports progress and can be cancelled; a cancelled load leaves no model and no error, and the next
+// load works.
+TEST(DesktopEndToEnd, LoadProgressAndCancel) {
+    QTemporaryDir data;
+    std::unique_ptr<AppShell> app = startApp(data.path(), {});
+    ASSERT_TRUE(app);
+    EngineController* engine = app->engine();
+    QSignalSpy failed(engine, &EngineController::loadFailed);
+    QSignalSpy progress(engine, &EngineController::loadProgressChanged);
+    engine->loadModel(fixture(QStringLiteral("scripted.gguf")));
+    EXPECT_EQ(engine->state(), EngineController::Loading);
+    engine->cancelLoad();  // before the engine thread starts the load: it must not load at all
+    ASSERT_TRUE(waitUntil([&] { return failed.count() == 1; }));
+    EXPECT_TRUE(failed.at(0).at(1).toBool()) << "reported as cancelled";
+    EXPECT_EQ(engine->state(), EngineController::NoModel);
+    EXPECT_TRUE(engine->lastError().isEmpty());
+    EXPECT_TRUE(engine->modelPath().isEmpty());
+
+    progress.clear();
+    engine->loadModel(fixture(QStringLiteral("scripted.gguf")));
+    EXPECT_TRUE(waitUntil([&] { return findItem(app->window(), QStringLiteral("loadProgress")) != nullptr ||
+                                       engine->state() != EngineController::Loading; }));
+    ASSERT_TRUE(waitUntil([&] { return engine->state() == EngineController::Ready; }));
+    EXPECT_GE(progress.count(), 2) << "progress is reported while loading";
+    EXPECT_DOUBLE_EQ(engine->loadProgress(), 1.0);
+    EXPECT_EQ(failed.count(), 1);
+
+    // The colour scheme: dark and light are fixed palettes; "system" sets no colour, so the window follows the
+    // platform's palette, also when it changes while Ember runs.
+    app->applyColorScheme(QStringLiteral("dark"));
+    EXPECT_LT(QGuiApplication::palette().color(QPalette::Window).lightnessF(), 0.5);
+    app->applyColorScheme(QStringLiteral("light"));
+    EXPECT_GT(QGuiApplication::palette().color(QPalette::Window).lightnessF(), 0.5);
+    app->applyColorScheme(QStringLiteral("system"));
+    EXPECT_EQ(QGuiApplication::palette().resolveMask(), 0u);
 }
 
 }  // namespace
