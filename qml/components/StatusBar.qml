@@ -44,12 +44,19 @@ Rectangle {
         RowLayout {
             visible: bar.engine.contextLength > 0
             spacing: 6
-            ProgressBar {
-                from: 0
-                to: 1
-                value: bar.contextFraction
+            Rectangle {  // how full the context is
                 implicitWidth: 80
-                Accessible.name: qsTr("Context use")
+                implicitHeight: 6
+                radius: 3
+                color: Theme.border
+                Accessible.role: Accessible.ProgressBar
+                Accessible.name: qsTr("Context use: %1%").arg(Math.round(bar.contextFraction * 100))
+                Rectangle {
+                    width: Math.max(parent.radius * 2, parent.width * Math.min(1, bar.contextFraction))
+                    height: parent.height
+                    radius: parent.radius
+                    color: bar.contextFraction > 0.9 ? Theme.warning : Theme.accent
+                }
             }
             Label {
                 objectName: "statusContext"
