@@ -117,6 +117,7 @@ Rectangle {
             icon.width: 16
             icon.height: 16
             icon.color: Theme.text
+            palette.highlightedText: Theme.text  // the selected page's label stays readable on the pale highlight
             background: Rectangle {
                 radius: 6
                 color: nav.highlighted ? Theme.selected : (nav.hovered ? Theme.hover : "transparent")
