@@ -34,6 +34,34 @@ ListView {
         onBranchRequested: (row, delta) => list.branchRequested(row, delta)
     }
 
+    // Creates one message of each block kind once, off screen and spread over idle frames (asynchronous), then
+    // drops it: the first real message then costs the GUI thread no first-use work (types, fonts, glyphs) in the
+    // frame where it appears.
+    Loader {
+        id: warmUp
+        visible: false
+        asynchronous: true
+        sourceComponent: MessageDelegate {
+            index: 0
+            messageId: ""
+            role: "assistant"
+            messageState: "complete"
+            error: ""
+            stats: ({generatedTokens: 1, tokensPerSecond: 1})
+            siblingIndex: 1
+            siblingCount: 1
+            isLast: true
+            content: "warm"
+            modelName: ""
+            blocks: ListModel {
+                ListElement { kind: "thinking"; text: "warm"; language: ""; closed: true; expanded: true; thinkingMs: 1; thinkingStartedMs: 0; imageSource: ""; imageName: "" }
+                ListElement { kind: "text"; text: "warm **up**"; language: ""; closed: true; expanded: false; thinkingMs: 0; thinkingStartedMs: 0; imageSource: ""; imageName: "" }
+                ListElement { kind: "code"; text: "def warm(): pass"; language: "python"; closed: true; expanded: false; thinkingMs: 0; thinkingStartedMs: 0; imageSource: ""; imageName: "" }
+            }
+        }
+        onLoaded: Qt.callLater(() => warmUp.active = false)
+    }
+
     function scrollToEnd() {
         Qt.callLater(() => list.positionViewAtEnd())
     }
