@@ -5,7 +5,9 @@
 // data folder and find the conversation with everything in it.
 #include <gtest/gtest.h>
 
+#include <QClipboard>
 #include <QDir>
+#include <QImage>
 #include <QGuiApplication>
 #include <QPalette>
 #include <QFile>
@@ -127,6 +129,15 @@ TEST(DesktopEndToEnd, ChatThinkImageStopRegenerateRestart) {
         ASSERT_TRUE(writeTestImage(png, QColor(0xd0, 0x60, 0x30)));
         chat->attachFiles({QUrl::fromLocalFile(png)});
         ASSERT_TRUE(waitUntil([&] { return chat->attachments()->count() == 1; }));
+        // A second one pasted into the composer (Ctrl+V with an image in the clipboard).
+        QImage pasted(64, 48, QImage::Format_RGB32);
+        pasted.fill(QColor(0x30, 0x90, 0xd0));
+        QGuiApplication::clipboard()->setImage(pasted);
+        input->forceActiveFocus();
+        pressKey(window, Qt::Key_V, Qt::ControlModifier);
+        ASSERT_TRUE(waitUntil([&] { return chat->attachments()->count() == 2; })) << "the pasted image was not attached";
+        chat->removeAttachment(1);  // and removed again
+        ASSERT_EQ(chat->attachments()->count(), 1);
         EXPECT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("visionNotice")) != nullptr; }));
         EXPECT_TRUE(findItem(window, QStringLiteral("removeAttachmentButton")));
         typeText(input, QStringLiteral("what is this\n"));
