@@ -145,13 +145,14 @@ bool writeTestImage(const QString& path, const QColor& color, int size) {
     return image.save(path);
 }
 
-std::unique_ptr<AppShell> startApp(const QString& dataDir, const QString& model, const QString& scheme) {
+std::unique_ptr<AppShell> startApp(const QString& dataDir, const QString& model, const QString& scheme,
+                                   bool offline) {
     AppOptions options;
     options.dataDir = dataDir;
     options.modelsDir = QDir(dataDir).filePath(QStringLiteral("models"));
     options.modelPath = model;
     options.noModel = model.isEmpty();
-    options.offline = true;
+    options.offline = offline;
     options.colorScheme = scheme;
     auto shell = std::make_unique<AppShell>(options);
     if (!shell->start()) return nullptr;

@@ -56,6 +56,7 @@ bool saveScreenshot(QQuickWindow* window, const QString& name);  // <screenshotD
 bool writeTestImage(const QString& path, const QColor& color, int size = 96);
 
 // Starts the real application on `dataDir`, loading `model` (empty: none), and waits until the window exists.
-std::unique_ptr<AppShell> startApp(const QString& dataDir, const QString& model, const QString& scheme = "light");
+std::unique_ptr<AppShell> startApp(const QString& dataDir, const QString& model, const QString& scheme = "light",
+                                   bool offline = true);
 
 }  // namespace ember::desktop::test

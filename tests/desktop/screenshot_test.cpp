@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QProcess>
 #include <QQuickWindow>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -15,6 +16,7 @@
 #include "app_harness.h"
 #include "chat/chat_controller.h"
 #include "engine/engine_controller.h"
+#include "manager/download_list_model.h"
 #include "manager/library_list_model.h"
 #include "manager/model_manager.h"
 #include "settings/app_settings.h"
@@ -109,7 +111,7 @@ TEST(DesktopScreenshots, ModelPages) {
     shoot(window, QStringLiteral("page-catalog"));
     click(findItem(window, QStringLiteral("downloadsNav")));
     ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("downloadsPage")) != nullptr; }));
-    shoot(window, QStringLiteral("page-downloads"));
+    shoot(window, QStringLiteral("page-downloads-empty"));
     click(findItem(window, QStringLiteral("libraryNav")));
     ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("libraryPage")) != nullptr; }));
     ASSERT_TRUE(waitUntil([&] { return findItems(window, QStringLiteral("loadModelButton")).size() == 2; }))
@@ -124,6 +126,40 @@ TEST(DesktopScreenshots, ModelPages) {
     ASSERT_TRUE(waitUntil([&] { return app->engine()->state() == EngineController::Ready; }));
     EXPECT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("composerInput")) != nullptr; }));
     EXPECT_TRUE(app->engine()->modelPath().endsWith(QStringLiteral("scripted-endless.gguf")));
+}
+
+// The downloads page with a download in progress, from the model-manager tests' local hub served slowly.
+TEST(DesktopScreenshots, DownloadsPage) {
+    QTemporaryDir data;
+    QProcess hub;
+    hub.start(QStringLiteral(EMBER_TEST_VENV "/bin/python"),
+              {QStringLiteral(EMBER_TEST_SOURCE_DIR "/serve_hub.py"),
+               QStringLiteral(EMBER_TEST_FIXTURE_DIR "/models/hub"), QStringLiteral("4000")});
+    ASSERT_TRUE(hub.waitForStarted());
+    ASSERT_TRUE(waitUntil([&] { return hub.canReadLine() || hub.state() == QProcess::NotRunning; }));
+    const QByteArray url = hub.readLine().trimmed();
+    ASSERT_TRUE(url.startsWith("http://")) << url.toStdString();
+    qputenv("EMBER_HUB_URL", url);
+    qputenv("EMBER_CATALOG", EMBER_TEST_FIXTURE_DIR "/models/catalog.json");
+    std::unique_ptr<AppShell> app = startApp(data.path(), {}, "light", false);
+    qunsetenv("EMBER_HUB_URL");
+    qunsetenv("EMBER_CATALOG");
+    ASSERT_TRUE(app);
+    QQuickWindow* window = app->window();
+    click(findItem(window, QStringLiteral("catalogNav")));
+    ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("catalogPage")) != nullptr; }));
+    shoot(window, QStringLiteral("page-catalog-test-hub"));
+    app->models()->download(QStringLiteral("tiny-dflash"));
+    click(findItem(window, QStringLiteral("downloadsNav")));
+    ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("downloadsPage")) != nullptr; }));
+    ASSERT_TRUE(waitUntil([&] {
+        const QModelIndex row = app->models()->downloads()->index(0);
+        return row.isValid() && row.data(DownloadListModel::ReceivedRole).toLongLong() > 8000;
+    })) << "no download progress";
+    shoot(window, QStringLiteral("page-downloads"));
+    app->models()->cancelDownload(QStringLiteral("tiny-dflash"));
+    hub.closeWriteChannel();
+    if (!hub.waitForFinished(10000)) hub.kill();
 }
 
 }  // namespace
