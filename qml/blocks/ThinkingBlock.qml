@@ -3,6 +3,7 @@
 // starts; click the header (or press Space on it) to unfold.
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Controls.impl  // IconImage: a monochrome icon in the theme colour
 import QtQuick.Layouts
 import Ember
 
@@ -61,12 +62,14 @@ Rectangle {
             Keys.onSpacePressed: block.toggle()
             contentItem: RowLayout {
                 spacing: 6
-                Image {
+                IconImage {
+                    color: Theme.text
                     source: "qrc:/Ember/icons/" + (block.expanded ? "chevron-down" : "chevron-right") + ".svg"
                     sourceSize: Qt.size(14, 14)
                     opacity: 0.6
                 }
-                Image {
+                IconImage {
+                    color: Theme.text
                     source: "qrc:/Ember/icons/think.svg"
                     sourceSize: Qt.size(14, 14)
                     opacity: block.closed ? 0.6 : 1.0

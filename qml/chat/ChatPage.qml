@@ -76,6 +76,7 @@ Item {
                     icon.source: "qrc:/Ember/icons/model.svg"
                     icon.width: 16
                     icon.height: 16
+                    icon.color: Theme.text
                     Accessible.name: qsTr("Model: %1").arg(text)
                     onClicked: modelMenu.open()
                     Menu {

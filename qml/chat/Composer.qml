@@ -161,6 +161,7 @@ Rectangle {
                 icon.source: "qrc:/Ember/icons/think.svg"
                 icon.width: 16
                 icon.height: 16
+                icon.color: checked ? Theme.accentText : Theme.text
                 Layout.alignment: Qt.AlignBottom
                 Accessible.name: checked ? qsTr("Thinking on") : qsTr("Thinking off")
                 ToolTip.visible: hovered

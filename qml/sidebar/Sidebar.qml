@@ -3,6 +3,7 @@
 // pages and the settings.
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Controls.impl  // IconImage: a monochrome icon in the theme colour
 import QtQuick.Layouts
 import Ember
 
@@ -56,7 +57,8 @@ Rectangle {
             Accessible.name: qsTr("Search chats by title and content")
             leftPadding: 30
             onTextChanged: searchDelay.restart()
-            Image {
+            IconImage {
+                color: Theme.mutedText
                 x: 8
                 anchors.verticalCenter: parent.verticalCenter
                 source: "qrc:/Ember/icons/search.svg"
