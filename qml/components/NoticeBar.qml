@@ -27,6 +27,7 @@ Rectangle {
             Layout.fillWidth: true
         }
         IconButton {
+            objectName: "dismissNoticeButton"
             iconName: "close"
             tip: qsTr("Dismiss")
             onClicked: bar.dismissed()

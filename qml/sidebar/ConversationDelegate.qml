@@ -38,6 +38,7 @@ ItemDelegate {
             }
             TextField {
                 id: editor
+                objectName: "titleEditor"
                 visible: false
                 Layout.fillWidth: true
                 Accessible.name: qsTr("New title")
@@ -66,6 +67,7 @@ ItemDelegate {
                 id: menu
                 y: parent.height
                 MenuItem {
+                    objectName: "renameMenuItem"
                     text: qsTr("Rename")
                     onTriggered: {
                         editor.text = item.title
@@ -74,6 +76,7 @@ ItemDelegate {
                     }
                 }
                 MenuItem {
+                    objectName: "deleteMenuItem"
                     text: qsTr("Delete")
                     onTriggered: confirm.open()
                 }
@@ -82,6 +85,7 @@ ItemDelegate {
     }
     Dialog {
         id: confirm
+        objectName: "deleteConfirm"
         parent: Overlay.overlay
         anchors.centerIn: parent
         modal: true
