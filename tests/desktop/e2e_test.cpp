@@ -294,5 +294,30 @@ TEST(DesktopEndToEnd, LoadProgressAndCancel) {
     EXPECT_EQ(QGuiApplication::palette().resolveMask(), 0u);
 }
 
+// The keyboard: Esc stops an answer, Ctrl+Shift+C copies the last answer, Ctrl+N starts a new chat.
+TEST(DesktopEndToEnd, KeyboardShortcuts) {
+    QTemporaryDir data;
+    std::unique_ptr<AppShell> app = startApp(data.path(), fixture(QStringLiteral("scripted-endless.gguf")));
+    ASSERT_TRUE(app);
+    QQuickWindow* window = app->window();
+    ChatController* chat = app->chat();
+    ASSERT_TRUE(waitUntil([&] { return app->engine()->state() == EngineController::Ready && chat->storageReady(); }));
+    QSignalSpy finished(chat, &ChatController::replyFinished);
+    typeText(findItem(window, QStringLiteral("composerInput")), QStringLiteral("talk\n"));
+    ASSERT_TRUE(waitUntil([&] { return chat->messages()->count() == 2 && chat->messageText(1).size() > 60; }));
+    pressKey(window, Qt::Key_Escape);
+    Reply stopped = waitForReply(chat, finished);
+    EXPECT_EQ(stopped.state, QStringLiteral("stopped"));
+    EXPECT_LE(stopped.tokensAfterStop, 1);
+    QGuiApplication::clipboard()->clear();
+    pressKey(window, Qt::Key_C, Qt::ControlModifier | Qt::ShiftModifier);
+    EXPECT_EQ(QGuiApplication::clipboard()->text(), chat->messageText(1));
+    EXPECT_FALSE(chat->conversationId().isEmpty());
+    pressKey(window, Qt::Key_N, Qt::ControlModifier);
+    EXPECT_TRUE(chat->conversationId().isEmpty());
+    EXPECT_EQ(chat->messages()->count(), 0);
+    EXPECT_EQ(chat->conversations()->count(), 1) << "the old chat stays in the sidebar";
+}
+
 }  // namespace
 }  // namespace ember::desktop
