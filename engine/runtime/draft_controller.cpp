@@ -52,7 +52,7 @@ int DraftController::choose() {
     if (pays) {
         probe_gap_ = kFirstProbeGap;
         const int next = best + 1;
-        if (next <= max_ && rate(next) == 0 && steps_ % 8 == 0 && alpha(best) > 0.5) return last_ = next;
+        if (next <= max_ && rate(next) == 0 && steps_ % 2 == 0 && alpha(best) > 0.5) return last_ = next;
         return last_ = best;
     }
     // Speculation does not pay now: decode plainly, and probe again now and then since acceptance changes (text
