@@ -6,7 +6,7 @@
 namespace ember::runtime {
 
 namespace {
-constexpr int kWarmupPlainSteps = 3;  // measure t_1 first
+constexpr int kWarmupPlainSteps = 4;  // measure t_1 first (the median drops the cold first step)
 constexpr int kFirstProbeGap = 16;    // plain steps before the first probe once speculation stops paying
 constexpr int kLastProbeGap = 512;    // probes that keep failing are spaced out up to this
 constexpr double kMargin = 1.05;
@@ -68,8 +68,15 @@ int DraftController::choose() {
 }
 
 void DraftController::record_plain(double seconds) {
-    t1_ = ema(t1_, seconds);
+    // The median of the recent plain steps: the first, cold steps (and a stray slow one) must not make drafting
+    // look cheaper than it is.
+    recent_plain_[static_cast<size_t>(plain_steps_) % recent_plain_.size()] = seconds;
     ++plain_steps_;
+    const size_t n = std::min(recent_plain_.size(), static_cast<size_t>(plain_steps_));
+    std::array<double, kRecentPlain> sorted{};
+    std::copy_n(recent_plain_.begin(), n, sorted.begin());
+    std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.begin() + n);
+    t1_ = sorted[n / 2];
 }
 
 void DraftController::record_speculative(int drafted, int accepted, double draft_seconds, double verify_seconds) {

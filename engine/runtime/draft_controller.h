@@ -7,6 +7,8 @@
 // after twice as many each time a probe does not pay (up to 512).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -33,6 +35,8 @@ private:
     int start_;
     int fixed_;
     int last_ = 0;
+    static constexpr size_t kRecentPlain = 9;
+    std::array<double, kRecentPlain> recent_plain_{};
     double t1_ = 0;
     std::vector<double> tv_;  // by verified length m = n + 1
     std::vector<double> td_;  // by draft length n

