@@ -38,30 +38,30 @@ __global__ void rope_kernel(float* x, int64_t xs, int64_t rows, int64_t n_heads,
     }
 }
 
-// One thread per 32 elements; Q8_0 rounds exactly as quant::quantize_row.
+// One thread per 32 elements (the last chunk of an F32/F16 row may be shorter: Q8_0 rows are whole blocks); Q8_0
+// rounds exactly as quant::quantize_row.
 __global__ void store_rows_kernel(const float* src, int64_t ss, int64_t rows, int64_t cols, uint32_t type,
                                   uint8_t* cache, size_t cache_stride, const int32_t* positions) {
-    const int64_t chunks = cols / 32;
+    const int64_t chunks = (cols + 31) / 32;
     const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= rows * chunks) return;
     const int64_t r = i / chunks, c = i % chunks;
     const float* in = src + r * ss + 32 * c;
     uint8_t* dst = cache + static_cast<size_t>(positions[r]) * cache_stride;
+    const int count = cols - 32 * c < 32 ? static_cast<int>(cols - 32 * c) : 32;
     if (type == kF32) {
         float* o = reinterpret_cast<float*>(dst) + 32 * c;
-        for (int j = 0; j < 32; ++j) o[j] = in[j];
+        for (int j = 0; j < count; ++j) o[j] = in[j];
     } else if (type == kF16) {
         uint16_t* o = reinterpret_cast<uint16_t*>(dst) + 32 * c;
-        for (int j = 0; j < 32; ++j) o[j] = gpu::float_to_half(in[j]);
+        for (int j = 0; j < count; ++j) o[j] = gpu::float_to_half(in[j]);
     } else {  // Q8_0
         uint8_t* b = dst + 34 * c;
         float amax = 0.0f;
         for (int j = 0; j < 32; ++j) amax = fmaxf(amax, fabsf(in[j]));
         const float d = amax / 127.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        const uint16_t dh = gpu::float_to_half(d);
-        b[0] = static_cast<uint8_t>(dh & 0xff);
-        b[1] = static_cast<uint8_t>(dh >> 8);
+        gpu::store_half_scale(b, gpu::float_to_half(d));
         for (int j = 0; j < 32; ++j) {
             const float v = roundf(in[j] * id);
             b[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(v != v ? 0.0f : fminf(fmaxf(v, -127.0f), 127.0f)));
@@ -202,7 +202,7 @@ void rope(const Launch& l, const Rows& x, const int32_t* positions, const RopeAr
 }
 
 void store_rows(const Launch& l, const Rows& src, const TypedRows& cache, const int32_t* positions) {
-    const int64_t n = src.rows * (src.cols / 32);
+    const int64_t n = src.rows * ((src.cols + 31) / 32);
     if (n == 0) return;
     store_rows_kernel<<<static_cast<unsigned>((n + 63) / 64), 64, 0, l.stream>>>(
         src.data, src.stride, src.rows, src.cols, cache.type, cache.data, cache.row_stride, positions);

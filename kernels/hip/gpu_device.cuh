@@ -113,6 +113,10 @@ __device__ __forceinline__ uint16_t load_u16(const uint8_t* p) {
 }
 
 __device__ __forceinline__ float half_to_float(uint16_t h) { return __half2float(__ushort_as_half(h)); }
+// An fp16 scale into a quant block at p, which must be 2-byte aligned (Q8_0 blocks are 34 bytes in rows of whole
+// blocks). One 16-bit store: written as two byte stores (p[0] = h & 0xff, p[1] = h >> 8), the low byte came back 0
+// on the H200 (nvcc 13, sm_90) while the high byte and the quants were right.
+__device__ __forceinline__ void store_half_scale(uint8_t* p, uint16_t h) { *reinterpret_cast<uint16_t*>(p) = h; }
 __device__ __forceinline__ uint16_t float_to_half(float f) { return __half_as_ushort(__float2half_rn(f)); }
 __device__ __forceinline__ float bf16_to_float(uint16_t h) { return __uint_as_float(static_cast<uint32_t>(h) << 16); }
 // Round to nearest even; NaN stays a quiet NaN (as quant::fp32_to_bf16).

@@ -74,9 +74,7 @@ __global__ void convert_blocks_kernel(TypedRows src, TypedRows dst) {
     for (int j = 0; j < 32; ++j) amax = fmaxf(amax, fabsf(v[j]));
     const float d = amax / 127.0f;
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
-    const uint16_t dh = gpu::float_to_half(d);
-    b[0] = static_cast<uint8_t>(dh & 0xff);
-    b[1] = static_cast<uint8_t>(dh >> 8);
+    gpu::store_half_scale(b, gpu::float_to_half(d));
     for (int j = 0; j < 32; ++j) {
         const float q = roundf(v[j] * id);
         b[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(q != q ? 0.0f : fminf(fmaxf(q, -127.0f), 127.0f)));

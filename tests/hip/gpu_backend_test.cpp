@@ -2,14 +2,17 @@
 // What the op suite does not see of the HIP/CUDA backend: decode steps replayed from one captured graph give the
 // results of the CPU backend step after step while positions, token ids and the cache length change; every
 // matrix-product path (integer mat x vec, float mat x vec, tiles, grouped experts) against a float64 reference;
-// weights read in place from a file mapping. Skipped where no such GPU is present.
+// weights read in place from a file mapping; Q8_0 written on the device (convert, store_kv) byte for byte what the
+// CPU quantizer writes. Skipped where no such GPU is present.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <string>
 
 #include "backend/hip/gpu_backend.h"
 #include "ember/quant.h"
@@ -100,7 +103,7 @@ struct Layer {
         auto weight = [&](TensorType type, int64_t rows, int64_t cols) {
             return t.upload(type, rows, cols, quantized(type, rows, cols, random_values(rng, rows * cols, 0.2f)));
         };
-        embd_table = weight(TensorType::Q6_K, vocab, embd * 2).reshaped(embd);  // 2 x vocab rows of 128
+        embd_table = weight(TensorType::Q8_0, vocab * 2, embd);
         norm = t.f32(1, embd, random_values(rng, embd));
         wq = weight(TensorType::Q4_0_ROCMFP4_FAST, heads * head_dim, embd);
         wk = weight(TensorType::Q4_0_ROCMFP4, kv_heads * head_dim, embd);
@@ -145,6 +148,7 @@ TEST_F(GpuBackendTest, DecodeStepsReplayOneGraphAndMatchTheCpu) {
         Tensors tg(*gpu), tc(*cpu);
         std::mt19937 rng_g(11), rng_c(11);
         Layer lg(tg, rng_g), lc(tc, rng_c);
+        gpu->synchronize();  // the small weight uploads are staged into a step of their own, before the decode steps
         for (int32_t pos = 0; pos < 12; ++pos) {
             const int32_t token = (pos * 7 + 3) % static_cast<int32_t>(Layer::vocab * 2);
             const std::vector<float> want = lc.step(tc, token, pos);
@@ -262,6 +266,65 @@ TEST_F(GpuBackendTest, WeightsReadInPlaceFromAFileMapping) {
     }
     EXPECT_EQ(results[0], results[1]);
     ::munmap(map, file.size());
+}
+
+std::string hex_block(const std::vector<std::byte>& bytes, size_t block) {
+    std::string s;
+    char text[4];
+    for (size_t i = 34 * block; i < 34 * block + 34 && i < bytes.size(); ++i) {
+        std::snprintf(text, sizeof text, "%02x ", static_cast<unsigned>(bytes[i]));
+        s += text;
+    }
+    return s;
+}
+
+// Q8_0 written on the device (convert, and store_kv into a Q8_0 cache) holds exactly the bytes of
+// quant::quantize_row, and converting them back gives exactly its dequantized values. On a mismatch the first
+// differing block is printed byte by byte.
+TEST_F(GpuBackendTest, Q8_0RowsAreTheBytesOfTheCpuQuantizer) {
+    auto gpu = gpu_backend::make_gpu_backend({});
+    Tensors t(*gpu);
+    constexpr int64_t rows = 5, cols = 128;
+    const std::vector<float> x = random_values(rng_, rows * cols, 1.5f);
+    const std::vector<std::byte> want = quantized(TensorType::Q8_0, rows, cols, x);
+    auto first_difference = [&](const std::vector<std::byte>& got, const char* what) {
+        ASSERT_EQ(got.size(), want.size());
+        size_t first = want.size(), count = 0;
+        for (size_t b = 0; b < want.size() / 34; ++b)
+            if (!std::equal(got.begin() + 34 * b, got.begin() + 34 * b + 34, want.begin() + 34 * b)) {
+                first = std::min(first, b);
+                ++count;
+            }
+        if (count)
+            ADD_FAILURE() << what << ": " << count << " of " << want.size() / 34 << " blocks differ, the first (" << first
+                          << "):\n  want " << hex_block(want, first) << "\n  got  " << hex_block(got, first);
+    };
+    auto raw = [&](const Tensor& q) {
+        std::vector<std::byte> bytes(want.size());
+        gpu->read(q, bytes);
+        return bytes;
+    };
+    const Tensor src = t.f32(rows, cols, x);
+    const Tensor converted = t.empty(TensorType::Q8_0, rows, cols);
+    gpu->convert(src, converted);
+    first_difference(raw(converted), "convert f32 -> q8_0");
+
+    const Tensor k_cache = t.empty(TensorType::Q8_0, rows + 3, cols), v_cache = t.empty(TensorType::Q8_0, rows + 3, cols);
+    std::vector<int32_t> positions(rows);
+    for (int64_t i = 0; i < rows; ++i) positions[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+    gpu->store_kv(src, src, k_cache, v_cache, positions);
+    first_difference(raw(k_cache.row_range(0, rows)), "store_kv into a q8_0 cache");
+
+    const Tensor cpu_bytes = t.upload(TensorType::Q8_0, rows, cols, want);
+    const Tensor back = t.empty(TensorType::F32, rows, cols);
+    gpu->convert(cpu_bytes, back);
+    const std::vector<float> got = t.download(back);
+    const std::vector<double> expected = dequantized(TensorType::Q8_0, rows, cols, want);
+    size_t bad = 0;
+    while (bad < got.size() && got[bad] == static_cast<float>(expected[bad])) ++bad;
+    EXPECT_EQ(bad, got.size()) << "convert q8_0 -> f32: element " << bad << " is "
+                               << (bad < got.size() ? got[bad] : 0) << ", want "
+                               << (bad < got.size() ? expected[bad] : 0);
 }
 
 TEST_F(GpuBackendTest, BadIdsAndForeignTensorsAreErrors) {

@@ -15,7 +15,7 @@ GpuContext::GpuContext(const GpuBackendOptions& opts) : options(opts) {
     int count = 0;
     const gpu::Error e = gpu::device_count(&count);
     if (e != gpu::kSuccess || count == 0) {
-        gpu::get_last_error();
+        clear_last_error();
         throw Error(std::string(gpu::kRuntimeName) + " backend: no GPU device (" +
                     (e != gpu::kSuccess ? gpu::error_string(e) : "the runtime lists none") + ")");
     }
@@ -38,7 +38,7 @@ GpuContext::~GpuContext() {
     } catch (const Error&) {
     }
     steps.reset();
-    gpu::stream_destroy(launch.stream);
+    release(gpu::stream_destroy(launch.stream));
 }
 
 void GpuContext::synchronize() {

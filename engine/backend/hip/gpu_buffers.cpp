@@ -10,7 +10,7 @@ DeviceBuffer::DeviceBuffer(std::shared_ptr<GpuContext> ctx, size_t bytes) : ctx_
     void* p = nullptr;
     const gpu::Error e = gpu::malloc_device(&p, bytes ? bytes : 1);
     if (e != gpu::kSuccess) {
-        gpu::get_last_error();
+        clear_last_error();
         throw Error(std::string(gpu::kRuntimeName) + " backend: cannot allocate " + std::to_string(bytes) +
                     " bytes of device memory: " + gpu::error_string(e));
     }
@@ -22,7 +22,7 @@ DeviceBuffer::~DeviceBuffer() {
         ctx_->synchronize();
     } catch (const Error&) {  // a failed step was reported where it ran; the memory still goes back
     }
-    gpu::free_device(data_);
+    release(gpu::free_device(data_));
 }
 
 InPlaceBuffer::~InPlaceBuffer() {
@@ -59,7 +59,7 @@ bool find_mapping(uintptr_t a, uintptr_t& start, uintptr_t& end) {
 
 HostRegistry::~HostRegistry() {
     for (auto& [start, region] : regions_)
-        if (region.device) gpu::host_unregister(reinterpret_cast<void*>(start));
+        if (region.device) release(gpu::host_unregister(reinterpret_cast<void*>(start)));
 }
 
 std::byte* HostRegistry::device_address(const std::byte* p, std::string& why) {
@@ -88,11 +88,13 @@ std::byte* HostRegistry::device_address(const std::byte* p, std::string& why) {
         if (e == gpu::kSuccess) {
             region.device = static_cast<std::byte*>(device);
         } else {
-            gpu::host_unregister(host);
+            // Undoing the registration of a region that will be copied instead; `e`, the failure that decided
+            // that, is what gets reported, so a second failure here changes nothing.
+            static_cast<void>(gpu::host_unregister(host));
         }
     }
     if (e != gpu::kSuccess) {
-        gpu::get_last_error();
+        clear_last_error();
         region.why = std::string("the runtime refused to map the file for the device (") + gpu::error_string(e) + ")";
     }
     why = region.why;
@@ -108,8 +110,10 @@ GpuBuffer& gpu_buffer(const Tensor& t, const char* what) {
 }
 
 std::byte* device_data(const Tensor& t, const char* what) {
-    require(t.offset + t.bytes() <= t.buffer->size() || t.rows == 0,
-            std::string(what) + ": the tensor runs past the end of its buffer");
+    // A strided view (column_range) ends with the elements of its last row, not a whole row stride after them.
+    const size_t extent =
+        t.rows > 0 ? static_cast<size_t>(t.rows - 1) * t.row_stride + gguf::row_bytes(t.type, t.cols) : 0;
+    require(t.offset + extent <= t.buffer->size(), std::string(what) + ": the tensor runs past the end of its buffer");
     return gpu_buffer(t, what).device() + t.offset;
 }
 

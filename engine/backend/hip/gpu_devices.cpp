@@ -34,14 +34,14 @@ std::vector<DeviceInfo> list_gpu_devices(std::string* error) {
     int count = 0;
     const gpu::Error e = gpu::device_count(&count);
     if (e != gpu::kSuccess) {
-        gpu::get_last_error();
+        clear_last_error();
         if (error) *error = std::string(gpu::kRuntimeName) + ": " + gpu::error_string(e);
         return out;
     }
     for (int d = 0; d < count; ++d) {
         gpu::DeviceProp p{};
         if (gpu::device_properties(&p, d) != gpu::kSuccess) {
-            gpu::get_last_error();
+            clear_last_error();  // a device the runtime cannot describe is not listed
             continue;
         }
         char arch[64];

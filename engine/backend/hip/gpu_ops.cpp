@@ -148,7 +148,9 @@ void GpuBackend::store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cach
         require(c->type == gguf::TensorType::F32 || c->type == gguf::TensorType::F16 ||
                     c->type == gguf::TensorType::Q8_0,
                 "store_kv: caches must be f32, f16 or q8_0");
-    require(k.cols % 32 == 0 && v.cols % 32 == 0, "store_kv: row length must be a multiple of 32");
+    require((k_cache.type != gguf::TensorType::Q8_0 || k.cols % 32 == 0) &&
+                (v_cache.type != gguf::TensorType::Q8_0 || v.cols % 32 == 0),
+            "store_kv: q8_0 cache rows need a multiple of 32 elements");
     for (int32_t pos : positions)
         require(pos >= 0 && pos < k_cache.rows && pos < v_cache.rows,
                 "store_kv: position " + std::to_string(pos) + " outside the cache");

@@ -26,10 +26,10 @@ StepRecorder::StepRecorder(const gpu_kernels::Launch& launch, bool graphs) : lau
 }
 
 StepRecorder::~StepRecorder() {
-    for (CachedGraph& g : graphs_lru_) gpu::graph_exec_destroy(g.exec);
-    if (copied_) gpu::event_destroy(copied_);
-    if (staging_) gpu::free_pinned(staging_);
-    if (device_args_) gpu::free_device(device_args_);
+    for (CachedGraph& g : graphs_lru_) release(gpu::graph_exec_destroy(g.exec));
+    if (copied_) release(gpu::event_destroy(copied_));
+    if (staging_) release(gpu::free_pinned(staging_));
+    if (device_args_) release(gpu::free_device(device_args_));
 }
 
 void StepRecorder::grow(size_t need) {
@@ -37,8 +37,8 @@ void StepRecorder::grow(size_t need) {
     while (capacity < need) capacity *= 2;
     if (capacity == capacity_) return;
     check(gpu::stream_synchronize(launch_.stream), "waiting for the stream");
-    if (staging_) gpu::free_pinned(staging_);
-    if (device_args_) gpu::free_device(device_args_);
+    if (staging_) check(gpu::free_pinned(staging_), "freeing pinned argument memory");
+    if (device_args_) check(gpu::free_device(device_args_), "freeing device argument memory");
     staging_ = nullptr;
     device_args_ = nullptr;
     void* p = nullptr;
@@ -48,7 +48,7 @@ void StepRecorder::grow(size_t need) {
     device_args_ = static_cast<std::byte*>(p);
     capacity_ = capacity;
     // Graphs read their arguments from the old device area.
-    for (CachedGraph& g : graphs_lru_) gpu::graph_exec_destroy(g.exec);
+    for (CachedGraph& g : graphs_lru_) check(gpu::graph_exec_destroy(g.exec), "destroying a graph");
     graphs_lru_.clear();
     seen_.clear();
 }
@@ -95,7 +95,7 @@ void StepRecorder::run_eager(const std::byte* args) {
 
 bool StepRecorder::capture(const std::byte* args, gpu::GraphExec* exec) {
     if (gpu::begin_capture(launch_.stream) != gpu::kSuccess) {
-        gpu::get_last_error();
+        clear_last_error();  // this step runs eagerly instead
         return false;
     }
     for (const LaunchFn& fn : pending_) fn(launch_, args);
@@ -103,8 +103,8 @@ bool StepRecorder::capture(const std::byte* args, gpu::GraphExec* exec) {
     const gpu::Error ended = gpu::end_capture(launch_.stream, &graph);
     bool ok = ended == gpu::kSuccess && graph && gpu::get_last_error() == gpu::kSuccess &&
               gpu::graph_instantiate(exec, graph) == gpu::kSuccess;
-    if (graph) gpu::graph_destroy(graph);
-    if (!ok) gpu::get_last_error();
+    if (graph) check(gpu::graph_destroy(graph), "destroying a captured graph");
+    if (!ok) clear_last_error();  // the step runs eagerly instead
     return ok;
 }
 
@@ -134,7 +134,7 @@ void StepRecorder::flush() {
             if (times >= 1 && capture(device_args_, &exec)) {
                 graphs_lru_.push_front({signature_, exec});
                 if (graphs_lru_.size() > kMaxGraphs) {
-                    gpu::graph_exec_destroy(graphs_lru_.back().exec);
+                    check(gpu::graph_exec_destroy(graphs_lru_.back().exec), "destroying a graph");
                     graphs_lru_.pop_back();
                 }
                 check(gpu::graph_launch(exec, launch_.stream), "launching a graph");

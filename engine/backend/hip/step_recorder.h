@@ -22,6 +22,13 @@ namespace ember::gpu_backend {
 inline void check(gpu::Error e, const char* what) {
     if (e != gpu::kSuccess) fail(what, e);
 }
+// Releases a handle in a destructor, which must not throw: the handle is gone whatever the runtime answers, and a
+// runtime that fails here already failed a step, which was reported where it ran. So the result is dropped.
+inline void release(gpu::Error e) { static_cast<void>(e); }
+// After a failed call that has been dealt with (thrown as an ember::Error naming it, or answered with a fallback),
+// resets the runtime's last-error state so that the next check does not report the same failure again. The value
+// returned is that failure, already handled.
+inline void clear_last_error() { static_cast<void>(gpu::get_last_error()); }
 
 // Launches read their staged arguments at `args` + the offsets stage() returned.
 using LaunchFn = std::function<void(const gpu_kernels::Launch&, const std::byte* args)>;
