@@ -17,6 +17,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
 import dflash_reference as dr  # noqa: E402
+from logit_metrics import mean_kl, rel_error  # noqa: E402
 
 BIN = Path(os.environ["EMBER_BIN"])
 FIXTURES = Path(os.environ["EMBER_FIXTURES"]) / "dflash"
@@ -32,20 +33,6 @@ def probe(target, draft, out, n, batch=0):
     got = {p.stem: np.fromfile(p, dtype=np.float32) for p in out.glob("*.f32")}
     got["tokens"] = [int(t) for t in (out / "draft_tokens.txt").read_text().split()]
     return got
-
-
-def log_softmax(x):
-    x = x - x.max(axis=-1, keepdims=True)
-    return x - np.log(np.exp(x).sum(axis=-1, keepdims=True))
-
-
-def mean_kl(reference, got):
-    p, q = log_softmax(reference), log_softmax(got)
-    return float((np.exp(p) * (p - q)).sum(axis=-1).mean())
-
-
-def rel_error(got, want):
-    return float(np.abs(got - want).max() / np.abs(want).max())
 
 
 @pytest.fixture(scope="module", params=sorted(MANIFEST))

@@ -15,6 +15,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
 import transformer_reference  # noqa: E402
+from logit_metrics import mean_kl  # noqa: E402
 
 BIN = Path(os.environ["EMBER_BIN"])
 MODELS = Path(os.environ["EMBER_FIXTURES"]) / "dense"
@@ -27,16 +28,6 @@ def ember_logits(path: Path, tmp_path: Path, batch: int, kv: str) -> np.ndarray:
                     "-o", str(out), "--batch", str(batch), "--kv-type", kv, "--threads", "2"],
                    check=True, capture_output=True)
     return np.fromfile(out, dtype=np.float32).reshape(len(TOKENS), -1).astype(np.float64)
-
-
-def log_softmax(x: np.ndarray) -> np.ndarray:
-    x = x - x.max(axis=-1, keepdims=True)
-    return x - np.log(np.exp(x).sum(axis=-1, keepdims=True))
-
-
-def mean_kl(reference: np.ndarray, got: np.ndarray) -> float:
-    p, q = log_softmax(reference), log_softmax(got)
-    return float((np.exp(p) * (p - q)).sum(axis=-1).mean())
 
 
 @pytest.mark.parametrize("arch", ["llama", "qwen2", "qwen3"])

@@ -17,6 +17,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
 import qwen35moe_reference  # noqa: E402
+from logit_metrics import mean_kl, rel_error  # noqa: E402
 
 BIN = Path(os.environ["EMBER_BIN"])
 FIXTURES = Path(os.environ["EMBER_FIXTURES"]) / "qwen35moe"
@@ -28,20 +29,6 @@ def probe(model: Path, out: Path, batch: int = 0, mtp_steps: int = 0, kv: str = 
     subprocess.run([BIN / "qwen35_probe", str(model), str(out), ",".join(map(str, TOKENS)), "--batch", str(batch),
                     "--mtp-steps", str(mtp_steps), "--kv", kv], check=True, capture_output=True)
     return {p.stem: np.fromfile(p, dtype=np.float32) for p in out.glob("*.f32")}
-
-
-def log_softmax(x):
-    x = x - x.max(axis=-1, keepdims=True)
-    return x - np.log(np.exp(x).sum(axis=-1, keepdims=True))
-
-
-def mean_kl(reference, got):
-    p, q = log_softmax(reference), log_softmax(got)
-    return float((np.exp(p) * (p - q)).sum(axis=-1).mean())
-
-
-def rel_error(got, want):
-    return float(np.abs(got - want).max() / np.abs(want).max())
 
 
 @pytest.fixture(scope="module")
