@@ -24,6 +24,7 @@ Column {
                 TextBlock {
                     blockWidth: blocks.blockWidth
                     fitToText: blocks.fitToContent
+                    copier: blocks.copier
                 }
             }
             DelegateChoice {

@@ -114,9 +114,18 @@ void click(QQuickItem* item) {
     QTest::mouseClick(item->window(), Qt::LeftButton, Qt::NoModifier, centre.toPoint());
 }
 
+// Key events go to the focus window's focus item: make sure the window is the focus window first.
+void ensureActive(QQuickWindow* window) {
+    if (QGuiApplication::focusWindow() == window) return;
+    window->requestActivate();
+    QTest::qWaitForWindowActive(window, 10000);
+}
+
 void typeText(QQuickItem* item, const QString& text) {
     if (!item) return;
+    ensureActive(item->window());
     item->forceActiveFocus();
+    QTest::qWaitFor([item] { return item->hasActiveFocus(); }, 10000);
     for (const QChar c : text) {
         if (c == QLatin1Char('\n'))
             QTest::keyClick(item->window(), Qt::Key_Return);
@@ -126,6 +135,7 @@ void typeText(QQuickItem* item, const QString& text) {
 }
 
 void pressKey(QQuickWindow* window, int key, Qt::KeyboardModifiers modifiers) {
+    ensureActive(window);
     QTest::keyClick(window, static_cast<Qt::Key>(key), modifiers);
 }
 

@@ -38,6 +38,14 @@ Item {
         thinkingStartedMs: 0
         model: ({expanded: false})
     }
+    TextBlock {
+        id: paragraph
+        x: 0
+        y: 420
+        blockWidth: 400
+        text: "Some **bold** words."
+        copier: copier
+    }
     StatsLine {
         id: stats
         y: 500
@@ -82,6 +90,15 @@ Item {
             tryVerify(() => thinking.headerText.indexOf("Thinking…") === 0)
             tryVerify(() => thinking.liveMs >= 1200)
             thinking.closed = true
+        }
+        function test_textBlockCopyOnHover() {
+            const button = findChild(paragraph, "copyTextButton")
+            verify(!button.visible, "hidden until the pointer is over the paragraph")
+            mouseMove(paragraph, 40, 8)
+            tryVerify(() => button.visible)
+            mouseClick(button)
+            compare(copier.copied, "Some **bold** words.", "the block's Markdown is copied")
+            verify(findChild(paragraph, "textBlockText").implicitWidth > 0)
         }
         function test_statsLine() {
             stats.stats = {}

@@ -60,7 +60,7 @@ EngineController::EngineController(StallMonitor* stalls, QObject* parent)
 
 EngineController::~EngineController() {
     // Leaving: stop what runs, let the worker finish its current step, and join the thread.
-    m_worker->requestCancelLoad();
+    m_worker->requestCancelLoad(m_nextLoad);
     m_worker->requestStop(m_nextTurn);
     m_thread.quit();
     m_thread.wait();
@@ -81,6 +81,8 @@ void EngineController::loadModel(const QString& pathOrUrl, int threads, qint64 c
     const QString path = url.isLocalFile() ? url.toLocalFile() : pathOrUrl;
     if (path.isEmpty()) return;
     ++m_pendingLoads;
+    if (m_currentLoad != 0) m_worker->requestCancelLoad(m_currentLoad);  // a newer load supersedes a queued one
+    m_currentLoad = m_nextLoad++;
     m_loadingPath = path;
     m_loadProgress = 0;
     Q_EMIT loadProgressChanged();
@@ -88,12 +90,14 @@ void EngineController::loadModel(const QString& pathOrUrl, int threads, qint64 c
     setState(Loading);
     QMetaObject::invokeMethod(
         m_worker,
-        [w = m_worker, path, threads, contextLength, backend] { w->loadModel(path, threads, contextLength, backend); },
+        [w = m_worker, id = m_currentLoad, path, threads, contextLength, backend] {
+            w->loadModel(id, path, threads, contextLength, backend);
+        },
         Qt::QueuedConnection);
 }
 
 void EngineController::cancelLoad() {
-    if (m_state == Loading) m_worker->requestCancelLoad();
+    if (m_state == Loading) m_worker->requestCancelLoad(m_currentLoad);
 }
 
 void EngineController::unloadModel() {

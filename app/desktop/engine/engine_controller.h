@@ -115,6 +115,8 @@ private:
     double m_loadProgress = 0;
     QString m_loadingPath;
     int m_pendingLoads = 0;
+    quint64 m_nextLoad = 1;
+    quint64 m_currentLoad = 0;  // the newest load asked for
     ModelStatus m_status;
     QStringList m_backendChoices{QStringLiteral("cpu")};
     QStringList m_backendLabels{QStringLiteral("CPU")};

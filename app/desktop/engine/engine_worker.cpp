@@ -40,8 +40,10 @@ void EngineWorker::requestStop(quint64 turnId) {
     }
 }
 
-void EngineWorker::requestCancelLoad() {
-    m_cancelLoad.store(true);
+void EngineWorker::requestCancelLoad(quint64 loadId) {
+    quint64 seen = m_cancelLoadUpTo.load();
+    while (seen < loadId && !m_cancelLoadUpTo.compare_exchange_weak(seen, loadId)) {
+    }
 }
 
 void EngineWorker::listBackends() {
@@ -55,8 +57,9 @@ void EngineWorker::listBackends() {
     Q_EMIT backendsListed(names, labels);
 }
 
-void EngineWorker::loadModel(const QString& path, int threads, qint64 contextLength, const QString& backend) {
-    // A cancel that arrived before this load started belongs to it: the GUI cancels what it asked for last.
+void EngineWorker::loadModel(quint64 loadId, const QString& path, int threads, qint64 contextLength,
+                             const QString& backend) {
+    const auto cancelled = [this, loadId] { return m_cancelLoadUpTo.load() >= loadId; };
     m_session.reset();
     m_model.reset();  // free the old model first: two large models rarely fit together
     QElapsedTimer sinceReport;
@@ -71,21 +74,19 @@ void EngineWorker::loadModel(const QString& path, int threads, qint64 contextLen
             sinceReport.restart();
             Q_EMIT loadProgress(fraction);
         }
-        return !m_cancelLoad.load();
+        return !cancelled();
     };
     try {
-        if (m_cancelLoad.load()) throw LoadCancelled();
+        if (cancelled()) throw LoadCancelled();
         m_model = LoadedModel::load(path.toStdString(), options);
-        if (m_cancelLoad.exchange(false)) throw LoadCancelled();
+        if (cancelled()) throw LoadCancelled();
         ensureSession(contextLength);
     } catch (const LoadCancelled& e) {
-        m_cancelLoad.store(false);
         m_model.reset();
         m_session.reset();
         Q_EMIT loadFailed(qs(e.what()), true);
         return;
     } catch (const std::exception& e) {
-        m_cancelLoad.store(false);
         m_model.reset();
         m_session.reset();
         qCWarning(lcEngine) << "load failed:" << e.what();

@@ -27,11 +27,12 @@ public:
 
     // Thread-safe. Stops every turn with an id up to `turnId` (queued or running) before its next token.
     void requestStop(quint64 turnId);
-    // Thread-safe. The load in progress (or the next one queued) ends with loadFailed(cancelled = true).
-    void requestCancelLoad();
+    // Thread-safe. Cancels every load with an id up to `loadId`, running or still queued: it ends with
+    // loadFailed(cancelled = true). A cancel that comes after its load finished has no effect on later loads.
+    void requestCancelLoad(quint64 loadId);
 
 public Q_SLOTS:
-    void loadModel(const QString& path, int threads, qint64 contextLength, const QString& backend);
+    void loadModel(quint64 loadId, const QString& path, int threads, qint64 contextLength, const QString& backend);
     // Finds the devices the engine can use (may take a moment: it asks the GPU drivers).
     void listBackends();
     void unloadModel();
@@ -59,7 +60,7 @@ private:
     ModelStatus m_status;
 
     std::atomic<quint64> m_stopUpTo{0};
-    std::atomic<bool> m_cancelLoad{false};
+    std::atomic<quint64> m_cancelLoadUpTo{0};
     std::atomic<qint64> m_tokensSoFar{0};     // tokens of the running turn, as last streamed
     std::atomic<qint64> m_tokensAtStop{-1};   // m_tokensSoFar when the stop request arrived
     std::mutex m_sessionMutex;                // guards m_running for requestStop on the GUI thread
