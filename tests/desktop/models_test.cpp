@@ -12,6 +12,7 @@
 #include <QJsonObject>
 #include <QRandomGenerator>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTextDocument>
 
 #include "chat/block_splitter.h"
@@ -20,6 +21,7 @@
 #include "chat/conversation_tree.h"
 #include "chat/message_block_model.h"
 #include "chat/prompt_builder.h"
+#include "settings/app_settings.h"
 #include "ui/builtin_highlighter.h"
 
 namespace ember::desktop {
@@ -278,6 +280,49 @@ TEST(BuiltinHighlighter, KnowsCommonLanguagesAndColoursKeywords) {
     bool comment = false;
     for (const auto& r : second) comment |= r.start == 18 && r.length == 5;
     EXPECT_TRUE(comment) << "the comment is coloured";
+}
+
+TEST(AppSettings, PersistClampAndPerModelPresets) {
+    QTemporaryDir dir;
+    const QString ini = dir.filePath(QStringLiteral("settings.ini"));
+    {
+        AppSettings s(ini);
+        EXPECT_EQ(s.backend(), QStringLiteral("cpu"));
+        s.setTemperature(0.2);
+        s.setTopK(7);
+        s.setMaxTokens(256);
+        s.setContextLength(8192);
+        s.setSystemPrompt(QStringLiteral("Be brief."));
+        s.setBackend(QStringLiteral("vulkan:0"));
+        s.setTemperature(9.0);  // clamped
+        EXPECT_DOUBLE_EQ(s.temperature(), 2.0);
+        s.setTemperature(0.2);
+        s.saveModelPreset(QStringLiteral("/models/a/tiny.gguf"));
+        s.setTemperature(1.1);
+        s.setTopK(99);
+        s.sync();
+    }
+    AppSettings s(ini);
+    EXPECT_DOUBLE_EQ(s.temperature(), 1.1) << "settings survive a restart";
+    EXPECT_EQ(s.topK(), 99);
+    EXPECT_EQ(s.contextLength(), 8192);
+    EXPECT_EQ(s.systemPrompt(), QStringLiteral("Be brief."));
+    EXPECT_EQ(s.backend(), QStringLiteral("vulkan:0"));
+    EXPECT_TRUE(s.hasModelPreset(QStringLiteral("/elsewhere/tiny.gguf"))) << "presets follow the file name";
+    EXPECT_FALSE(s.hasModelPreset(QStringLiteral("/models/a/other.gguf")));
+    EXPECT_TRUE(s.applyModelPreset(QStringLiteral("/models/a/tiny.gguf")));
+    EXPECT_DOUBLE_EQ(s.temperature(), 0.2);
+    EXPECT_EQ(s.topK(), 7);
+    const GenerationOptions o = s.generationOptions();
+    EXPECT_FLOAT_EQ(o.sampling.temperature, 0.2f);
+    EXPECT_EQ(o.sampling.top_k, 7);
+    EXPECT_EQ(o.max_tokens, 256);
+    s.setMaxTokens(-5);
+    EXPECT_EQ(s.generationOptions().max_tokens, -1) << "no limit";
+    s.removeModelPreset(QStringLiteral("/models/a/tiny.gguf"));
+    EXPECT_FALSE(s.hasModelPreset(QStringLiteral("/models/a/tiny.gguf")));
+    s.applyPreset(QStringLiteral("Precise"));
+    EXPECT_LT(s.temperature(), 0.5);
 }
 
 }  // namespace
