@@ -17,7 +17,14 @@ Dialog {
     height: Math.min(parent ? parent.height - 80 : 640, 680)
     modal: true
     title: qsTr("Settings")
-    standardButtons: Dialog.Close
+    footer: DialogButtonBox {
+        Button {
+            objectName: "closeSettingsButton"
+            text: qsTr("Close")
+            Accessible.name: text
+            DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
+        }
+    }
 
     component SettingLabel: Label {
         Layout.preferredWidth: 180

@@ -79,6 +79,8 @@ void collectControls(QQuickItem* item, QList<QQuickItem*>& out) {
             out.append(item);
             break;
         }
+    // A combo or spin box is one control to assistive technology: its inner text field is not asked for a name.
+    if (item->inherits("QQuickComboBox") || item->inherits("QQuickSpinBox")) return;
     for (QQuickItem* child : item->childItems()) collectControls(child, out);
 }
 
@@ -91,8 +93,12 @@ QStringList controlsWithoutAccessibleName(QQuickWindow* window) {
     for (QQuickItem* control : controls) {
         QAccessibleInterface* a = QAccessible::queryAccessibleInterface(control);
         if (!a || a->text(QAccessible::Name).trimmed().isEmpty())
-            missing.append(QString::fromLatin1(control->metaObject()->className()) + QLatin1Char(' ') +
-                           control->objectName());
+            missing.append(QStringLiteral("%1 '%2' (text '%3', in %4)")
+                               .arg(QString::fromLatin1(control->metaObject()->className()), control->objectName(),
+                                    control->property("text").toString(),
+                                    control->parentItem()
+                                        ? QString::fromLatin1(control->parentItem()->metaObject()->className())
+                                        : QString()));
     }
     return missing;
 }

@@ -26,8 +26,12 @@ namespace {
 
 using namespace test;
 
-// Saves the window and checks the picture has real content (more than a handful of colours).
+// Saves the window and checks the picture has real content (more than a handful of colours), and that every
+// control on it has an accessible name.
 void shoot(QQuickWindow* window, const QString& name) {
+    const QStringList unnamed = controlsWithoutAccessibleName(window);
+    EXPECT_TRUE(unnamed.isEmpty()) << name.toStdString() << ": controls without an accessible name: "
+                                   << unnamed.join(", ").toStdString();
     ASSERT_TRUE(saveScreenshot(window, name)) << name.toStdString();
     const QImage image(QDir(screenshotDir()).filePath(name + QStringLiteral(".png")));
     ASSERT_FALSE(image.isNull());
@@ -76,6 +80,9 @@ TEST(DesktopScreenshots, ChatLightAndDark) {
         ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("contextLengthSpin")) != nullptr; }));
         pumpEvents(400);  // the dialog's opening transition
         shoot(window, QStringLiteral("settings-dialog"));
+        click(findItem(window, QStringLiteral("closeSettingsButton")));
+        EXPECT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("contextLengthSpin")) == nullptr; }))
+            << "Close closes the settings";
     }
     {
         std::unique_ptr<AppShell> app = startApp(data.path(), fixture(QStringLiteral("scripted.gguf")), "dark");
