@@ -113,7 +113,10 @@ TEST(DesktopScreenshots, ModelPages) {
     ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("welcomePage")) != nullptr; }))
         << "the first run without a model shows the welcome page";
     shoot(window, QStringLiteral("page-welcome"));
-    click(findItem(window, QStringLiteral("catalogNav")));
+    EXPECT_TRUE(findItem(window, QStringLiteral("starterButton"))) << "the first run offers the small starter";
+    QQuickItem* browse = findItem(window, QStringLiteral("browseCatalogButton"));
+    ASSERT_TRUE(browse) << "and the catalog";
+    click(browse);
     ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("catalogPage")) != nullptr; }));
     shoot(window, QStringLiteral("page-catalog"));
     click(findItem(window, QStringLiteral("downloadsNav")));
