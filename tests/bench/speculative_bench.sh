@@ -21,12 +21,14 @@ for pair in agree never; do
       >"$out/wide-$pair-$length.json"
   done
 done
-bench -m "$out/mid.gguf" -p 128 -n 64 -r 3 --verify-curve 16 >"$out/mid-mtp.json"
+# Adaptive drafting over a long answer with a draft that never agrees: the probes' whole cost.
+bench -m "$out/fixtures/wide-echo-never-drafted.gguf" -p 64 -n 880 -r 3 >"$out/wide-never-long.json"
+bench -m "$out/mid.gguf" -p 128 -n 128 -r 3 --verify-curve 16 >"$out/mid-mtp.json"
 python3 - "$out" <<'PY'
 import json, sys
 from pathlib import Path
 out = Path(sys.argv[1])
-for f in sorted(out.glob("wide-*.json")) + [out / "mid-mtp.json"]:
+for f in sorted(out.glob("wide-*.json")) + [out / "mid-mtp.json"]:  # noqa
     d = json.loads(f.read_text())
     s = d.get("speculation", {})
     print(f"{f.stem:16s} plain {s['plain_decode_tokens_per_second']['mean']:8.1f} tok/s  speculative "
