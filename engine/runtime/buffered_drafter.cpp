@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
 // Drafters see every row the target processes, but while the controller decodes plainly nobody asks them for
 // drafts. Rows are therefore kept here and handed over in one batch when a draft is asked for (or when many have
-// gathered), so plain steps cost a copy instead of a draft forward each.
+// gathered), so plain steps cost a copy instead of a draft forward each. A drafter whose context may have gaps (the
+// MTP head restarts its context after one) keeps only the latest rows: after a long plain stretch a probe then
+// costs a short batch, not one as long as the stretch.
 #include "runtime/drafter.h"
 
 namespace ember::runtime {
 
 namespace {
 
-constexpr int64_t kMaxPendingRows = 256;
 
 class BufferedDrafter final : public Drafter {
 public:
-    explicit BufferedDrafter(std::unique_ptr<Drafter> inner) : inner_(std::move(inner)) {}
+    BufferedDrafter(std::unique_ptr<Drafter> inner, int64_t max_rows, bool keep_latest)
+        : inner_(std::move(inner)), max_rows_(max_rows), keep_latest_(keep_latest) {}
 
     std::string_view method() const override { return inner_->method(); }
     int max_draft() const override { return inner_->max_draft(); }
@@ -28,7 +30,9 @@ public:
         tokens_.insert(tokens_.end(), rows.tokens.begin(), rows.tokens.end());
         hidden_.insert(hidden_.end(), rows.hidden.begin(), rows.hidden.end());
         features_.insert(features_.end(), rows.features.begin(), rows.features.end());
-        if (static_cast<int64_t>(tokens_.size()) >= kMaxPendingRows) flush();
+        if (static_cast<int64_t>(tokens_.size()) < max_rows_) return;
+        if (keep_latest_) drop_oldest(tokens_.size() - static_cast<size_t>(max_rows_ / 2));
+        else flush();
     }
 
     std::vector<int32_t> draft(int32_t last, int64_t position, int n) override {
@@ -59,6 +63,15 @@ private:
         features_.resize(rows * f);
     }
 
+    // Forgets the first `rows` pending rows; the inner drafter then sees a gap before the rest.
+    void drop_oldest(size_t rows) {
+        const size_t h = hidden_.size() / tokens_.size(), f = features_.size() / tokens_.size();
+        tokens_.erase(tokens_.begin(), tokens_.begin() + static_cast<std::ptrdiff_t>(rows));
+        hidden_.erase(hidden_.begin(), hidden_.begin() + static_cast<std::ptrdiff_t>(rows * h));
+        features_.erase(features_.begin(), features_.begin() + static_cast<std::ptrdiff_t>(rows * f));
+        first_ += static_cast<int64_t>(rows);
+    }
+
     void flush() {
         if (tokens_.empty()) return;
         inner_->observe({tokens_, first_, hidden_, features_});
@@ -68,6 +81,8 @@ private:
     }
 
     std::unique_ptr<Drafter> inner_;
+    int64_t max_rows_;
+    bool keep_latest_;
     int64_t first_ = 0;
     std::vector<int32_t> tokens_;
     std::vector<float> hidden_, features_;
@@ -75,8 +90,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Drafter> buffer_observations(std::unique_ptr<Drafter> inner) {
-    return std::make_unique<BufferedDrafter>(std::move(inner));
+std::unique_ptr<Drafter> buffer_observations(std::unique_ptr<Drafter> inner, int64_t max_rows, bool keep_latest) {
+    return std::make_unique<BufferedDrafter>(std::move(inner), max_rows, keep_latest);
 }
 
 }  // namespace ember::runtime

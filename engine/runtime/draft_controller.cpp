@@ -81,6 +81,10 @@ void DraftController::record_plain(double seconds) {
 
 void DraftController::record_speculative(int drafted, int accepted, double draft_seconds, double verify_seconds) {
     if (drafted <= 0 || drafted > max_) return;
+    // A probe that agreed wants more evidence soon: the smoothed acceptance of a few samples undersells a draft
+    // that always agrees. One that agreed in part is looked at again after the first gap.
+    if (accepted == drafted) probe_gap_ = 1;
+    else if (accepted > 0) probe_gap_ = std::min(probe_gap_, kFirstProbeGap);
     td_[static_cast<size_t>(drafted)] = ema(td_[static_cast<size_t>(drafted)], draft_seconds);
     tv_[static_cast<size_t>(drafted + 1)] = ema(tv_[static_cast<size_t>(drafted + 1)], verify_seconds);
     for (int i = 1; i <= drafted; ++i) {

@@ -4,7 +4,8 @@
 // t_d(n) of drafting n, and alpha_i the chance that draft position i is accepted after positions < i were,
 //   E(n) = 1 + sum_i prod_{j<=i} alpha_j,   R(n) = E(n) / (t_d(n) + t_v(n + 1)),   R(0) = 1 / t_1,
 // and speculates with n* = argmax R only if R(n*) >= 1.05 R(0). While plain, it probes again after 16 steps, then
-// after twice as many each time a probe does not pay (up to 512).
+// after twice as many each time a probe does not pay (up to 512); a probe whose drafts all agreed is followed by
+// another at once.
 #pragma once
 
 #include <array>

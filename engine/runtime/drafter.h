@@ -47,7 +47,9 @@ std::unique_ptr<Drafter> make_mtp_drafter(const MtpHead& head, int64_t n_ctx, in
 // drafts a whole block.
 std::unique_ptr<Drafter> make_dflash_drafter(const DraftModel& draft, int64_t n_ctx);
 
-// Wraps a drafter so that observed rows are handed over in batches, when a draft is asked for.
-std::unique_ptr<Drafter> buffer_observations(std::unique_ptr<Drafter> inner);
+// Wraps a drafter so that observed rows are handed over in batches, when a draft is asked for. At max_rows pending
+// rows it hands them over (keep_latest false) or forgets the older half (keep_latest true: drafters that cope
+// with gaps in their context).
+std::unique_ptr<Drafter> buffer_observations(std::unique_ptr<Drafter> inner, int64_t max_rows, bool keep_latest);
 
 }  // namespace ember::runtime

@@ -13,7 +13,7 @@ namespace {
 // Runs `steps` decoding steps with a plain step of 1 s, drafting n costing 0.05 n s and verifying m tokens
 // 0.9 + 0.1 m s (a memory-bound target); accepted(n) says how many drafts agree. Returns the draft steps taken.
 template <typename Accepted>
-int simulate(DraftController& c, int steps, Accepted accepted, int* last_length = nullptr) {
+int simulate(DraftController& c, int steps, Accepted accepted, int* last_length = nullptr, double verify_per_token = 0.1) {
     int drafting = 0;
     for (int i = 0; i < steps; ++i) {
         const int n = c.choose();
@@ -22,7 +22,7 @@ int simulate(DraftController& c, int steps, Accepted accepted, int* last_length 
             continue;
         }
         ++drafting;
-        c.record_speculative(n, accepted(n), 0.05 * n, 0.9 + 0.1 * (n + 1));
+        c.record_speculative(n, accepted(n), 0.05 * n, 1.0 - verify_per_token + verify_per_token * (n + 1));
         if (last_length) *last_length = n;
     }
     return drafting;
@@ -44,6 +44,14 @@ TEST(DraftController, AnAlwaysAgreeingDraftRunsLong) {
     EXPECT_GE(steps, 250);
     EXPECT_EQ(last, 7);  // verifying more is cheap here, so the longest draft pays best
     EXPECT_GT(c.rate(7), 1.05 * c.rate(0));
+}
+
+TEST(DraftController, AnAlwaysAgreeingDraftIsFoundOnACpuLikeTarget) {
+    // Verifying m tokens costs 0.35 + 0.65 m plain steps (a compute-bound CPU): drafting pays only once the
+    // acceptance is known to be high, which the first probe alone cannot show.
+    DraftController c(7, 4);
+    const int steps = simulate(c, 300, [](int n) { return n; }, nullptr, 0.65);
+    EXPECT_GE(steps, 285) << steps;  // 266 when a successful probe waits out the doubled gap
 }
 
 TEST(DraftController, AFixedLengthIsAlwaysUsed) {
