@@ -72,7 +72,7 @@ void LoadedModel::load_dflash(const std::filesystem::path& path, const LoadOptio
 std::unique_ptr<runtime::Drafter> LoadedModel::make_drafter(int64_t n_ctx) const {
     if (speculation_ == "mtp")
         return runtime::buffer_observations(runtime::make_mtp_drafter(*model_->mtp(), n_ctx, model_->info().n_embd),
-                                            64, true);
+                                            32, true);
     if (speculation_ == "dflash")
         return runtime::buffer_observations(runtime::make_dflash_drafter(*dflash_, n_ctx), 256, false);
     return nullptr;
