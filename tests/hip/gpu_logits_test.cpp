@@ -15,6 +15,7 @@
 #include <ostream>
 
 #include "common/fixture_path.h"
+#include "common/logit_metrics.h"
 #include "ember/runtime.h"
 #include "hip/gpu_test_backends.h"
 
@@ -22,6 +23,9 @@ using namespace ember;
 using ember::test::fixture_path;
 
 namespace {
+
+using ember::test::max_relative_error;
+using ember::test::mean_kl;
 
 const std::vector<int32_t> kTokens = {267, 116, 104, 101, 32,  259, 257, 32,  99, 97, 116,
                                       268, 10,  3,   200, 255, 0,   65,  66,  67, 262, 263};
@@ -61,36 +65,6 @@ Logits run(const std::string& backend, const std::string& fixture) {
         out.steps.insert(out.steps.end(), row.begin(), row.end());
     }
     return out;
-}
-
-double max_relative_error(const std::vector<float>& got, const std::vector<float>& want) {
-    double scale = 0, worst = 0;
-    for (float w : want) scale = std::max(scale, std::abs(static_cast<double>(w)));
-    for (size_t i = 0; i < got.size(); ++i) {
-        const double d = std::abs(static_cast<double>(got[i]) - want[i]);
-        worst = std::isnan(d) ? INFINITY : std::max(worst, d);
-    }
-    return scale > 0 ? worst / scale : INFINITY;
-}
-
-// Mean over rows of KL(softmax(want) || softmax(got)).
-double mean_kl(const std::vector<float>& got, const std::vector<float>& want, int64_t n_vocab) {
-    const size_t v = static_cast<size_t>(n_vocab), rows = want.size() / v;
-    double total = 0;
-    for (size_t r = 0; r < rows; ++r) {
-        auto log_softmax = [&](const std::vector<float>& x) {
-            std::vector<double> out(x.begin() + static_cast<std::ptrdiff_t>(r * v),
-                                    x.begin() + static_cast<std::ptrdiff_t>((r + 1) * v));
-            const double m = *std::max_element(out.begin(), out.end());
-            double s = 0;
-            for (double& o : out) s += std::exp(o - m);
-            for (double& o : out) o = o - m - std::log(s);
-            return out;
-        };
-        const std::vector<double> p = log_softmax(want), q = log_softmax(got);
-        for (size_t i = 0; i < v; ++i) total += std::exp(p[i]) * (p[i] - q[i]);
-    }
-    return rows ? total / static_cast<double>(rows) : INFINITY;
 }
 
 class GpuLogits : public ::testing::TestWithParam<Case> {};

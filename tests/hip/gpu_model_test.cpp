@@ -15,12 +15,16 @@
 
 #include "backend/hip/gpu_backend.h"
 #include "common/fixture_path.h"
+#include "common/logit_metrics.h"
 #include "ember/model.h"
 
 using namespace ember;
 using ember::test::fixture_path;
 
 namespace {
+
+using ember::test::max_relative_error;
+using ember::test::mean_kl;
 
 bool has_device() {
     for (const DeviceInfo& d : list_devices())
@@ -65,33 +69,6 @@ int32_t argmax(std::span<const float> v) {
     return static_cast<int32_t>(std::max_element(v.begin(), v.end()) - v.begin());
 }
 
-double relative_error(const std::vector<float>& got, const std::vector<float>& want) {
-    double scale = 1e-30, worst = 0;
-    for (float w : want) scale = std::max(scale, static_cast<double>(std::abs(w)));
-    for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, static_cast<double>(std::abs(got[i] - want[i])));
-    return worst / scale;
-}
-
-// Mean over rows of KL(softmax(want) || softmax(got)).
-double mean_kl(const std::vector<float>& got, const std::vector<float>& want, int64_t n_vocab) {
-    const size_t v = static_cast<size_t>(n_vocab), rows = want.size() / v;
-    double total = 0;
-    for (size_t r = 0; r < rows; ++r) {
-        auto log_softmax = [&](const std::vector<float>& x) {
-            std::vector<double> out(x.begin() + static_cast<std::ptrdiff_t>(r * v),
-                                    x.begin() + static_cast<std::ptrdiff_t>((r + 1) * v));
-            const double m = *std::max_element(out.begin(), out.end());
-            double s = 0;
-            for (double& o : out) s += std::exp(o - m);
-            for (double& o : out) o = o - m - std::log(s);
-            return out;
-        };
-        const std::vector<double> p = log_softmax(want), q = log_softmax(got);
-        for (size_t i = 0; i < v; ++i) total += std::exp(p[i]) * (p[i] - q[i]);
-    }
-    return rows ? total / static_cast<double>(rows) : 0;
-}
-
 // The largest logit minus the second largest.
 double top_margin(std::span<const float> row) {
     float first = -INFINITY, second = -INFINITY;
@@ -133,7 +110,7 @@ TEST_P(GpuModel, LogitsAgreeWithTheCpuBackend) {
     const bool float_weights = path.find("f32") != std::string::npos || path.find("f16") != std::string::npos;
     auto expect_close = [&](const std::vector<float>& lg, const std::vector<float>& lc, const std::string& what) {
         if (float_weights) {
-            EXPECT_LE(relative_error(lg, lc), 2e-3) << what;
+            EXPECT_LE(max_relative_error(lg, lc), 2e-3) << what;
         } else {
             EXPECT_LE(mean_kl(lg, lc, v), 1e-3) << what;
         }
@@ -188,7 +165,7 @@ TEST_F(GpuSpeculative, VerifyRowsGiveThePlainDecodingLogits) {
     forward(*l.model, *spec, kPrompt);
     const std::vector<float> verify = forward(*l.model, *spec, draft, true, static_cast<int64_t>(draft.size()));
     ASSERT_EQ(verify.size(), plain_rows.size());
-    EXPECT_LE(relative_error(verify, plain_rows), 1e-4);
+    EXPECT_LE(max_relative_error(verify, plain_rows), 1e-4);
     for (size_t i = 0; i < draft.size(); ++i)
         EXPECT_EQ(argmax(std::span(verify).subspan(i * v, v)), argmax(std::span(plain_rows).subspan(i * v, v)));
 }
