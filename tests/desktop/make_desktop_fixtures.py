@@ -32,6 +32,9 @@ import numpy as np
 import gguf
 from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
+from make_model_fixtures import byte_symbols  # noqa: E402  (GPT-2's byte-level alphabet)
+
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 
 THINKING_TEMPLATE = (
@@ -67,18 +70,6 @@ ANSWER_TEXT = ["Here", " is", " a", " small", " function", " that", " adds", " t
 CYCLE_TEXT = [" And", " more", " words."]
 
 N_EMBD, N_HEAD, N_FF, N_LAYER, N_CTX = 128, 4, 1536, 4, 8192
-
-
-def byte_symbols() -> list[str]:
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAC + 1)) + list(range(0xAE, 0xFF + 1))
-    symbols, extra = {}, 0
-    for b in range(256):
-        if b in keep:
-            symbols[b] = chr(b)
-        else:
-            symbols[b] = chr(256 + extra)
-            extra += 1
-    return [symbols[b] for b in range(256)]
 
 
 def symbols(text: str) -> str:
