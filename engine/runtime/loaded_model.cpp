@@ -47,10 +47,11 @@ void LoadedModel::choose_speculation(const std::filesystem::path& path, const Lo
         throw Error("speculation must be auto, off, mtp or dflash, not '" + wanted + "'");
     if (wanted == "off") return;
     const bool has_mtp = model_->mtp() != nullptr;
-    if (wanted == "dflash" || (wanted == "auto" && (options.draft_file || gguf::describe(*file_).has_dflash()))) {
-        if (wanted == "dflash" && !options.draft_file && !gguf::describe(*file_).has_dflash())
+    const bool has_dflash = options.draft_file || gguf::describe(*file_).has_dflash();
+    if (wanted == "dflash" || (wanted == "auto" && has_dflash)) {
+        if (!has_dflash)
             throw Error(path.string() + ": speculation 'dflash' asked for, but the file has no DFlash draft");
-        load_dflash(path, options);
+        load_dflash(options);
         speculation_ = "dflash";
         return;
     }
@@ -59,8 +60,7 @@ void LoadedModel::choose_speculation(const std::filesystem::path& path, const Lo
     if (has_mtp) speculation_ = "mtp";
 }
 
-void LoadedModel::load_dflash(const std::filesystem::path& path, const LoadOptions& options) {
-    static_cast<void>(path);
+void LoadedModel::load_dflash(const LoadOptions& options) {
     const gguf::File* source = file_.get();
     if (options.draft_file) {
         draft_file_ = std::make_unique<gguf::File>(gguf::File::open(*options.draft_file));

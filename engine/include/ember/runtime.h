@@ -70,7 +70,7 @@ public:
 private:
     LoadedModel() = default;
     void choose_speculation(const std::filesystem::path& path, const LoadOptions& options);
-    void load_dflash(const std::filesystem::path& path, const LoadOptions& options);
+    void load_dflash(const LoadOptions& options);
     std::unique_ptr<gguf::File> file_;
     std::unique_ptr<Backend> backend_;
     std::unique_ptr<Model> model_;
