@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/resource.h>
 
+#include "bench_figure.h"
 #include "cli_bench_speculation.h"
 #include "cli_model.h"
 
@@ -20,23 +21,6 @@ namespace ember::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct Figure {
-    std::vector<double> runs;
-    double mean() const {
-        double s = 0;
-        for (double r : runs) s += r;
-        return runs.empty() ? 0 : s / static_cast<double>(runs.size());
-    }
-    double stddev() const {
-        if (runs.size() < 2) return 0;
-        const double m = mean();
-        double s = 0;
-        for (double r : runs) s += (r - m) * (r - m);
-        return std::sqrt(s / static_cast<double>(runs.size() - 1));
-    }
-    nlohmann::ordered_json json() const { return {{"mean", mean()}, {"stddev", stddev()}, {"runs", runs}}; }
-};
 
 double peak_rss_mib() {
     rusage usage{};

@@ -4,17 +4,13 @@
 #include <algorithm>
 #include <chrono>
 
+#include "bench_figure.h"
+
 namespace ember::cli {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double mean(const std::vector<double>& v) {
-    double s = 0;
-    for (double x : v) s += x;
-    return v.empty() ? 0 : s / static_cast<double>(v.size());
-}
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -30,7 +26,7 @@ nlohmann::ordered_json bench_speculation(const std::shared_ptr<LoadedModel>& mod
     GenerationOptions greedy;
     greedy.max_tokens = static_cast<int>(n_gen);
     greedy.ignore_end_of_generation = true;
-    std::vector<double> plain_tps, spec_tps;
+    Figure plain_tps, spec_tps;
     GenerationStats total;
     bool identical = true;
     for (int64_t r = 0; r < reps; ++r) {
@@ -41,8 +37,8 @@ nlohmann::ordered_json bench_speculation(const std::shared_ptr<LoadedModel>& mod
         Session spec(model, options);
         const GenerationResult s = spec.generate(prompt, greedy);
         identical = identical && p.tokens == s.tokens;
-        plain_tps.push_back(p.stats.decode_tokens_per_second());
-        spec_tps.push_back(s.stats.decode_tokens_per_second());
+        plain_tps.runs.push_back(p.stats.decode_tokens_per_second());
+        spec_tps.runs.push_back(s.stats.decode_tokens_per_second());
         total.draft_steps += s.stats.draft_steps;
         total.drafted_tokens += s.stats.drafted_tokens;
         total.accepted_tokens += s.stats.accepted_tokens;
@@ -51,9 +47,9 @@ nlohmann::ordered_json bench_speculation(const std::shared_ptr<LoadedModel>& mod
     return {{"method", model->speculation()},
             {"draft_length", options.draft_length == 0 ? nlohmann::ordered_json("adaptive")
                                                        : nlohmann::ordered_json(options.draft_length)},
-            {"plain_decode_tokens_per_second", {{"mean", mean(plain_tps)}, {"runs", plain_tps}}},
-            {"speculative_decode_tokens_per_second", {{"mean", mean(spec_tps)}, {"runs", spec_tps}}},
-            {"speedup", mean(plain_tps) > 0 ? mean(spec_tps) / mean(plain_tps) : 0.0},
+            {"plain_decode_tokens_per_second", plain_tps.json()},
+            {"speculative_decode_tokens_per_second", spec_tps.json()},
+            {"speedup", plain_tps.mean() > 0 ? spec_tps.mean() / plain_tps.mean() : 0.0},
             {"acceptance_rate", total.acceptance_rate()},
             {"mean_accepted_length", total.mean_accepted_length()},
             {"draft_steps", total.draft_steps},
