@@ -64,7 +64,12 @@ namespace ember::vulkan {
     X(vkDestroyFence)                \
     X(vkWaitForFences)               \
     X(vkResetFences)                 \
-    X(vkDeviceWaitIdle)
+    X(vkDeviceWaitIdle)              \
+    X(vkCreateQueryPool)             \
+    X(vkDestroyQueryPool)            \
+    X(vkCmdResetQueryPool)           \
+    X(vkCmdWriteTimestamp)           \
+    X(vkGetQueryPoolResults)
 
 struct Api {
 #define EMBER_VK_DECLARE(name) PFN_##name name = nullptr;

@@ -194,6 +194,7 @@ Context::Context(const std::string& selector) : instance_(std::make_unique<Insta
     for (uint32_t i = 0; i < n_families; ++i)
         if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
             queue_family_ = i;
+            timestamp_bits_ = families[i].timestampValidBits;
             break;
         }
     if (queue_family_ == UINT32_MAX) throw Error("vulkan: device " + info_.name + " has no compute queue");

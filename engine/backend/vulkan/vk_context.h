@@ -60,6 +60,7 @@ public:
     const VkPhysicalDeviceLimits& limits() const { return properties_.limits; }
     const DeviceInfo& info() const { return info_; }
     std::string name() const { return info_.name; }
+    uint32_t timestamp_bits() const { return timestamp_bits_; }  // 0: the queue cannot write timestamps
 
 private:
     std::unique_ptr<Instance> instance_;
@@ -70,6 +71,7 @@ private:
     VkDevice device_ = VK_NULL_HANDLE;
     VkQueue queue_ = VK_NULL_HANDLE;
     uint32_t queue_family_ = 0;
+    uint32_t timestamp_bits_ = 0;
     MemoryTypes memory_;
 };
 

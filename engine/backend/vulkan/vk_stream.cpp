@@ -2,6 +2,7 @@
 #include "backend/vulkan/vk_stream.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "ember/error.h"
@@ -39,6 +40,7 @@ Stream::Stream(const Context& ctx, Pipelines& pipelines) : ctx_(ctx), pipelines_
     alignment_ = std::max<size_t>(16, ctx.limits().minStorageBufferOffsetAlignment);
     max_range_ = ctx.limits().maxStorageBufferRange;
     arena_ = std::make_unique<DeviceBuffer>(ctx, kArenaBytes, ctx.memory().staging);
+    if (Profiler::wanted(ctx)) profiler_ = std::make_unique<Profiler>(ctx);
 }
 
 Stream::~Stream() {
@@ -47,6 +49,8 @@ Stream::~Stream() {
     } catch (const Error&) {
         // A lost device while shutting down: nothing is left to save.
     }
+    if (profiler_) std::fputs(profiler_->report().c_str(), stderr);
+    profiler_.reset();
     arena_.reset();
     readback_.reset();
     const Api& vk = ctx_.api();
@@ -102,6 +106,7 @@ void Stream::begin() {
     check(ctx_.api().vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
     recording_ = true;
     bound_ = VK_NULL_HANDLE;
+    if (profiler_) profiler_->begin(cmd_);
 }
 
 void Stream::full_barrier() {
@@ -111,6 +116,7 @@ void Stream::full_barrier() {
                        VK_ACCESS_TRANSFER_WRITE_BIT;
     const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
     ctx_.api().vkCmdPipelineBarrier(cmd_, stages, stages, 0, 1, &mb, 0, nullptr, 0, nullptr);
+    if (profiler_) profiler_->note_barrier();
     written_.clear();
     read_.clear();
 }
@@ -159,6 +165,8 @@ void Stream::dispatch(const std::string& pipeline, std::initializer_list<Arg> ar
     vk.vkCmdPushConstants(cmd_, pipelines_.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
                           static_cast<uint32_t>(push_bytes), push);
     vk.vkCmdDispatch(cmd_, grid.x, grid.y, grid.z);
+    if (profiler_)
+        profiler_->after_dispatch(cmd_, pipeline + " " + std::to_string(uint64_t{grid.x} * grid.y * grid.z) + "g");
 }
 
 void Stream::fill_zero(DeviceBuffer& buffer) {
@@ -235,6 +243,7 @@ void Stream::finish() {
     check(vk.vkQueueSubmit(ctx_.queue(), 1, &si, fence_), "vkQueueSubmit");
     check(vk.vkWaitForFences(ctx_.device(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
     check(vk.vkResetFences(ctx_.device(), 1, &fence_), "vkResetFences");
+    if (profiler_) profiler_->collect();
     check(vk.vkResetCommandBuffer(cmd_, 0), "vkResetCommandBuffer");
     arena_used_ = 0;
 }

@@ -14,6 +14,7 @@
 
 #include "backend/vulkan/vk_buffer.h"
 #include "backend/vulkan/vk_pipelines.h"
+#include "backend/vulkan/vk_profiler.h"
 
 namespace ember::vulkan {
 
@@ -101,6 +102,7 @@ private:
     std::unique_ptr<DeviceBuffer> readback_;
     size_t alignment_ = 16;
     size_t max_range_ = 0;
+    std::unique_ptr<Profiler> profiler_;  // only with EMBER_VULKAN_PROFILE
 };
 
 }  // namespace ember::vulkan
