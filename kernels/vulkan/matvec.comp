@@ -71,10 +71,22 @@ void main() {
 #endif
     if (!job.valid) return;
     float acc[8] = float[8](0, 0, 0, 0, 0, 0, 0, 0);
-    for (uint k = gl_LocalInvocationID.x; k < p.cols; k += 64u) {
-        const float w = dq_elem(job.w_row, k);
-        for (uint t = 0u; t < 8u; ++t)
-            if (t < job.tokens) acc[t] += w * x[job.x_base + t * p.x_stride + k];
+    // Four weights per pass, loaded before any is used: a row is a chain of dependent loads otherwise, and a
+    // small matrix (a router, one row of a gate) is then bound by memory latency, not bandwidth.
+    for (uint k0 = gl_LocalInvocationID.x; k0 < p.cols; k0 += 256u) {
+        float w[4];
+        for (uint u = 0u; u < 4u; ++u) {
+            const uint k = k0 + 64u * u;
+            w[u] = k < p.cols ? dq_elem(job.w_row, k) : 0.0;
+        }
+        for (uint t = 0u; t < 8u; ++t) {
+            if (t < job.tokens) {
+                for (uint u = 0u; u < 4u; ++u) {
+                    const uint k = k0 + 64u * u;
+                    if (k < p.cols) acc[t] += w[u] * x[job.x_base + t * p.x_stride + k];
+                }
+            }
+        }
     }
     for (uint t = 0u; t < 8u; ++t) {
         if (t >= job.tokens) break;

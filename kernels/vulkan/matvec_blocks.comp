@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: MIT
 // Decode matrix x vector for the 32-weight block types that dominate the models (Q4_0, Q8_0, ROCmFP4 dual and
-// fast): each work group takes 4 weight rows, 32 invocations per row; an invocation decodes whole blocks with
-// 32-bit loads and multiplies them with up to 8 activation rows. Same parameters as matvec.comp.
+// fast), for up to 8 activation rows at once (the weights are read once for all of them).
+// A work group of 128 invocations takes 128 / row_lanes weight rows; the row_lanes invocations of a row take its
+// blocks four invocations to a block, so that neighbouring invocations read neighbouring weight words and
+// activation vectors (memory accesses of a subgroup coalesce; one invocation striding over a whole block of
+// activations does not, and that made this kernel L1-bound). Quarter q of a block is the 4 code bytes q*4..q*4+3:
+// elements 4q..4q+3 (low nibbles) and 16+4q..16+4q+3 (high nibbles); for Q8_0 the 8 codes 8q..8q+7.
+// Same parameters as matvec.comp, plus row_lanes (a power of two, 4..128) and x_vec4 (activations 16-byte
+// aligned: read as vec4).
 #version 450
 #include "common.glsl"
 layout(local_size_x = 128) in;
 layout(binding = 0) readonly buffer Weights { uint W[]; };
 layout(binding = 1) readonly buffer X { float x[]; };
+layout(binding = 1) readonly buffer X4 { vec4 x4[]; };
 layout(binding = 2) writeonly buffer Out { float out_f[]; };
 layout(binding = 3) readonly buffer Bias { float bias[]; };
 layout(binding = 4) readonly buffer Ids { int ids[]; };
@@ -28,6 +35,8 @@ layout(push_constant) uniform Params {
     uint k;
     uint expert_rows;
     uint per_slot;
+    uint row_lanes;
+    uint x_vec4;
 } p;
 
 #if defined(TYPE_Q4_0)
@@ -55,118 +64,113 @@ float fp4_value(uint c) {
     return (c & 8u) != 0u ? -v : v;
 }
 
-// Weights of one block, pre-scaled, in element order.
-void decode_block(uint b, out float w[32]) {
+// 32 bits at any byte offset.
+uint word_at(uint o) {
+    const uint s = 8u * (o & 3u);
+    const uint lo = W[o >> 2];
+    return s == 0u ? lo : (lo >> s) | (W[(o >> 2) + 1u] << (32u - s));
+}
+
+// Activations i..i+3 of one row (i a multiple of 4).
+vec4 x_quad(uint base, uint i) {
+    if (p.x_vec4 != 0u) return x4[(base + i) >> 2];
+    return vec4(x[base + i], x[base + i + 1u], x[base + i + 2u], x[base + i + 3u]);
+}
+
+// The weights of quarter q of the block at byte b, scaled: lo = elements of the first run, hi = of the second.
+void decode_quarter(uint b, uint q, out vec4 lo, out vec4 hi) {
 #if defined(TYPE_Q8_0)
     const float d = half_bits_to_float(RD16(W, b));
-    for (uint k = 0u; k < 8u; ++k) {
-        const uint word = RD32_2(W, b + 2u + 4u * k);
-        for (uint i = 0u; i < 4u; ++i) w[4u * k + i] = d * float(int(word << (24u - 8u * i)) >> 24);
-    }
-#else
-#if defined(TYPE_Q4_0)
+    const uint w0 = RD32_2(W, b + 2u + 8u * q), w1 = RD32_2(W, b + 6u + 8u * q);
+    lo = d * vec4(float(int(w0 << 24) >> 24), float(int(w0 << 16) >> 24), float(int(w0 << 8) >> 24),
+                  float(int(w0) >> 24));
+    hi = d * vec4(float(int(w1 << 24) >> 24), float(int(w1 << 16) >> 24), float(int(w1 << 8) >> 24),
+                  float(int(w1) >> 24));
+#elif defined(TYPE_Q4_0)
     const float d = half_bits_to_float(RD16(W, b));
-    const float s_low = d, s_high = d;
-    const uint qs = b + 2u;
-#elif defined(TYPE_Q4_0_ROCMFP4)
+    const uint w = RD32_2(W, b + 2u + 4u * q);
+    lo = d * (vec4(float(w & 15u), float((w >> 8) & 15u), float((w >> 16) & 15u), float((w >> 24) & 15u)) - 8.0);
+    hi = d * (vec4(float((w >> 4) & 15u), float((w >> 12) & 15u), float((w >> 20) & 15u), float(w >> 28)) - 8.0);
+#else
+#if defined(TYPE_Q4_0_ROCMFP4)
+    const uint w = RD32_2(W, b + 4u * q);
     const float s_low = rocmfp_scale(RD8(W, b + 16u)), s_high = rocmfp_scale(RD8(W, b + 17u));
-    const uint qs = b;
 #else
+    const uint w = word_at(b + 4u * q);
     const float s_low = rocmfp_scale(RD8(W, b + 16u)), s_high = s_low;
-    const uint qs = b;
 #endif
-    for (uint k = 0u; k < 4u; ++k) {
-        // 17-byte blocks can start at any byte: assemble the word from bytes there.
-#if defined(TYPE_Q4_0_ROCMFP4_FAST)
-        const uint o = qs + 4u * k;
-        const uint word = (o & 3u) == 0u ? W[o >> 2] : ((W[o >> 2] >> (8u * (o & 3u))) | (W[(o >> 2) + 1u] << (32u - 8u * (o & 3u))));
-#else
-        const uint word = RD32_2(W, qs + 4u * k);
-#endif
-        for (uint i = 0u; i < 4u; ++i) {
-            const uint byte_v = (word >> (8u * i)) & 0xffu;
-#if defined(TYPE_Q4_0)
-            w[4u * k + i] = s_low * float(int(byte_v & 15u) - 8);
-            w[16u + 4u * k + i] = s_high * float(int(byte_v >> 4) - 8);
-#else
-            w[4u * k + i] = s_low * fp4_value(byte_v & 15u);
-            w[16u + 4u * k + i] = s_high * fp4_value(byte_v >> 4);
-#endif
-        }
-    }
+    lo = s_low * vec4(fp4_value(w), fp4_value(w >> 8), fp4_value(w >> 16), fp4_value(w >> 24));
+    hi = s_high * vec4(fp4_value(w >> 4), fp4_value(w >> 12), fp4_value(w >> 20), fp4_value(w >> 28));
 #endif
 }
 
-// The output row this work group computes and where its weights, activations and outputs start. With EXPERTS
-// (matmul_experts), the grid's y is the slot t * k + j and the weights are those of expert ids[t, j].
-struct Job {
-    uint r;
-    bool valid;
-    uint w_row;   // bytes
-    uint x_base;  // words
-    uint out_base;
-    uint tokens;
-};
+shared float partial[8][128];
 
-Job make_job(uint r) {
-    Job job;
-    job.r = r;
+void main() {
+    const uint tid = gl_LocalInvocationID.x;
+    const uint lanes = p.row_lanes;
+    const uint li = tid & (lanes - 1u);
+    const uint rows_per_group = 128u / lanes;
+#if defined(EXPERTS)
+    const uint r = gl_WorkGroupID.x * rows_per_group + tid / lanes;
+#else
+    const uint r = linear_group() * rows_per_group + tid / lanes;
+#endif
+    bool valid;
+    uint w_row, x_base, out_base, tokens;
 #if defined(EXPERTS)
     const uint slot = gl_WorkGroupID.y;
     const int e = ids[p.ids_off + (slot / p.k) * p.ids_stride + slot % p.k];
-    job.valid = r < p.expert_rows && e >= 0 && uint(e) * p.expert_rows < p.rows;
-    job.w_row = p.w_off + (uint(max(e, 0)) * p.expert_rows + r) * p.w_stride;
-    job.x_base = p.x_off + (p.per_slot != 0u ? slot : slot / p.k) * p.x_stride;
-    job.out_base = p.out_off + slot * p.out_stride;
-    job.tokens = 1u;
+    valid = r < p.expert_rows && e >= 0 && uint(e) * p.expert_rows < p.rows;
+    w_row = p.w_off + (uint(max(e, 0)) * p.expert_rows + r) * p.w_stride;
+    x_base = p.x_off + (p.per_slot != 0u ? slot : slot / p.k) * p.x_stride;
+    out_base = p.out_off + slot * p.out_stride;
+    tokens = 1u;
 #else
-    job.valid = r < p.rows;
-    job.w_row = p.w_off + r * p.w_stride;
-    job.x_base = p.x_off;
-    job.out_base = p.out_off;
-    job.tokens = p.tokens;
-#endif
-    return job;
-}
-
-shared float partial[128];
-
-void main() {
-    const uint lane = gl_LocalInvocationID.x % 32u;
-    const uint slot_in_group = gl_LocalInvocationID.x / 32u;
-#if defined(EXPERTS)
-    const Job job = make_job(gl_WorkGroupID.x * 4u + slot_in_group);
-#else
-    const Job job = make_job(linear_group() * 4u + slot_in_group);
+    valid = r < p.rows;
+    w_row = p.w_off + r * p.w_stride;
+    x_base = p.x_off;
+    out_base = p.out_off;
+    tokens = p.tokens;
 #endif
     const uint n_blocks = p.cols / 32u;
+    const uint q = li & 3u;
+    const uint blocks_per_pass = lanes / 4u;
     float acc[8] = float[8](0, 0, 0, 0, 0, 0, 0, 0);
-    if (job.valid) {
-        for (uint blk = lane; blk < n_blocks; blk += 32u) {
-            float w[32];
-            decode_block(job.w_row + blk * BLOCK_BYTES, w);
+    if (valid) {
+        for (uint blk = li / 4u; blk < n_blocks; blk += blocks_per_pass) {
+            vec4 lo, hi;
+            decode_quarter(w_row + blk * BLOCK_BYTES, q, lo, hi);
+#if defined(TYPE_Q8_0)
+            const uint i_lo = blk * 32u + 8u * q, i_hi = i_lo + 4u;
+#else
+            const uint i_lo = blk * 32u + 4u * q, i_hi = i_lo + 16u;
+#endif
             for (uint t = 0u; t < 8u; ++t) {
-                if (t >= job.tokens) break;
-                const uint xb = job.x_base + t * p.x_stride + blk * 32u;
-                float s = 0.0;
-                for (uint i = 0u; i < 32u; ++i) s += w[i] * x[xb + i];
-                acc[t] += s;
+                if (t < tokens) {
+                    const uint xb = x_base + t * p.x_stride;
+                    acc[t] += dot(lo, x_quad(xb, i_lo)) + dot(hi, x_quad(xb, i_hi));
+                }
             }
         }
     }
+    // Sum the row's lanes: within subgroups first when a subgroup never spans two rows, then in shared memory.
+    const bool by_subgroup = gl_SubgroupSize <= lanes;
     for (uint t = 0u; t < 8u; ++t) {
-        if (t >= p.tokens) break;
-        partial[gl_LocalInvocationID.x] = acc[t];
-        barrier();
-        for (uint stride = 16u; stride > 0u; stride >>= 1) {
-            if (lane < stride) partial[gl_LocalInvocationID.x] += partial[gl_LocalInvocationID.x + stride];
-            barrier();
-        }
-        if (job.valid && lane == 0u && t < job.tokens) {
-            float s = partial[gl_LocalInvocationID.x];
-            if (p.has_bias != 0u) s += bias[p.bias_off + job.r];
-            out_f[job.out_base + t * p.out_stride + job.r] = s;
+        if (t < p.tokens) partial[t][tid] = by_subgroup ? subgroupAdd(acc[t]) : acc[t];
+    }
+    barrier();
+    const uint step0 = by_subgroup ? gl_SubgroupSize : 1u;
+    for (uint stride = lanes / 2u; stride >= step0; stride >>= 1) {
+        if (li < stride && (li % step0) == 0u) {
+            for (uint t = 0u; t < 8u; ++t)
+                if (t < p.tokens) partial[t][tid] += partial[t][tid + stride];
         }
         barrier();
+    }
+    if (valid && li < tokens) {
+        float s = partial[li][tid - li];
+        if (p.has_bias != 0u) s += bias[p.bias_off + r];
+        out_f[out_base + li * p.out_stride + r] = s;
     }
 }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Mixture-of-experts routing and combination.
-//   mode 0 route, one invocation per token: the k largest logits (ties to the lower index; the same experts as
+//   mode 0 route, one work group per token (at most MAX_EXPERTS experts): the k largest logits (ties to the lower index; the same experts as
 //     the k most probable), weights = their softmax probabilities renormalized to sum 1 (the sum clamped at
 //     6.1035e-5). ids and weights rows of k.
 //   mode 1 combine, one invocation per output element: out[t, i] = sum_j weights[t, j] * y[t * k + j, i].
 #version 450
 #include "common.glsl"
+#define MAX_EXPERTS 1024u
 layout(local_size_x = 64) in;
 layout(binding = 0) readonly buffer In { float src[]; };  // logits (route) or y (combine)
 layout(binding = 1) buffer Ids { int ids[]; };
@@ -22,45 +23,60 @@ layout(push_constant) uniform Params {
     uint k;
 } p;
 
+// One work group per token: the logits go to shared memory, and each of the k picks is a work-group argmax
+// (largest value, the lower index on ties) over the experts not picked yet.
+shared float logit[MAX_EXPERTS];
+shared bool picked[MAX_EXPERTS];
+shared uint chosen_id[64];
+
 void route(uint t) {
+    const uint tid = gl_LocalInvocationID.x;
     const uint row = p.src_off + t * p.src_stride;
-    float m = -1.0 / 0.0;
-    for (uint e = 0u; e < p.cols; ++e) m = max(m, src[row + e]);
-    float total = 0.0;
-    for (uint e = 0u; e < p.cols; ++e) total += exp(src[row + e] - m);
-    // Selection: the j-th pick is the largest logit below the previous pick (or equal to it at a higher index).
+    float local_max = -1.0 / 0.0;
+    for (uint e = tid; e < p.cols; e += 64u) {
+        logit[e] = src[row + e];
+        picked[e] = false;
+        local_max = max(local_max, logit[e]);
+    }
+    const float m = workgroup_max(local_max);
+    float local_total = 0.0;
+    for (uint e = tid; e < p.cols; e += 64u) local_total += exp(logit[e] - m);
+    const float total = workgroup_sum(local_total);
     float chosen = 0.0;
-    float prev = 1.0 / 0.0;
-    int prev_id = -1;
     for (uint j = 0u; j < p.k; ++j) {
-        int best = -1;
-        float best_v = 0.0;
-        for (uint e = 0u; e < p.cols; ++e) {
-            const float l = src[row + e];
-            const bool after_prev = l < prev || (l == prev && int(e) > prev_id);
-            if (after_prev && (best < 0 || l > best_v)) {
-                best = int(e);
-                best_v = l;
+        float best_v = -1.0 / 0.0;
+        uint best = 0xffffffffu;
+        for (uint e = tid; e < p.cols; e += 64u) {
+            if (!picked[e] && (best == 0xffffffffu || logit[e] > best_v)) {
+                best_v = logit[e];
+                best = e;
             }
         }
-        ids[p.ids_off + t * p.ids_stride + j] = best;
-        chosen += exp(best_v - m) / total;
-        prev = best_v;
-        prev_id = best;
+        const float top = workgroup_max(best == 0xffffffffu ? -1.0 / 0.0 : best_v);
+        // Indices are below 2^24, exact as floats; the lowest index holding the top value wins.
+        const float lowest = -workgroup_max(best != 0xffffffffu && best_v == top ? -float(best) : -16777216.0);
+        const uint id = uint(lowest);
+        if (tid == 0u) {
+            ids[p.ids_off + t * p.ids_stride + j] = int(id);
+            chosen_id[j] = id;
+            picked[id] = true;
+        }
+        chosen += exp(top - m) / total;
+        barrier();
     }
     chosen = max(chosen, 6.1035e-5);
-    for (uint j = 0u; j < p.k; ++j) {
-        const int e = ids[p.ids_off + t * p.ids_stride + j];
-        weights[p.w_off + t * p.w_stride + j] = (exp(src[row + uint(e)] - m) / total) / chosen;
+    if (tid < p.k) {
+        weights[p.w_off + t * p.w_stride + tid] = (exp(logit[chosen_id[tid]] - m) / total) / chosen;
     }
 }
 
 void main() {
-    const uint idx = linear_group() * 64u + gl_LocalInvocationID.x;
     if (p.mode == 0u) {
-        if (idx < p.rows) route(idx);
+        const uint t = linear_group();
+        if (t < p.rows) route(t);
         return;
     }
+    const uint idx = linear_group() * 64u + gl_LocalInvocationID.x;
     if (idx >= p.rows * p.cols) return;
     const uint t = idx / p.cols, i = idx % p.cols;
     float o = 0.0;

@@ -116,8 +116,8 @@ TEST_P(BackendOps, GetRowsOfEveryType) {
 TEST_P(BackendOps, MatmulOfEveryWeightType) {
     for (const gguf::TypeTraits& t : gguf::known_types()) {
         if (!quant::can_quantize(t.type) || !quant::can_dequantize(t.type) || t.type == TensorType::Q8_K) continue;
-        for (int64_t tokens : {int64_t{1}, int64_t{7}}) {
-            const int64_t cols = 512, rows = 33;
+        for (auto [tokens, cols] : {std::pair<int64_t, int64_t>{1, 512}, {7, 512}, {1, 2304}, {3, 2304}}) {
+            const int64_t rows = 33;
             reference::Matrix w_stored;
             const Tensor w = upload(t.type, rows, cols, random(rows * cols), &w_stored);
             const std::vector<float> x = random(tokens * cols);

@@ -12,6 +12,8 @@ namespace {
 
 struct MatmulPush {
     uint32_t w_off, w_stride, x_off, x_stride, out_off, out_stride, cols, rows, tokens, bias_off, has_bias;
+    uint32_t ids_off, ids_stride, k, expert_rows, per_slot;  // matmul_experts only
+    uint32_t row_lanes, x_vec4;                               // matvec_blocks only
 };
 
 struct GetRowsPush {
@@ -21,6 +23,13 @@ struct GetRowsPush {
 constexpr int64_t kMatvecMaxTokens = 8;
 
 }  // namespace
+
+uint32_t matvec_row_lanes(int64_t cols) {
+    const int64_t quarters = 4 * std::max<int64_t>(1, cols / 32);
+    uint32_t lanes = 8;
+    while (lanes < 128 && lanes < quarters) lanes *= 2;
+    return lanes;
+}
 
 void VulkanBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) {
     require_f32(x, "matmul input");
@@ -60,9 +69,13 @@ void VulkanBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
             p.has_bias = bias ? 1 : 0;
             const std::initializer_list<Arg> args = {ro(wv), ro(xv), rw(ov), ro(bv)};
             if (matvec) {
-                if (pipelines_->has("matvec_blocks_" + type))
-                    stream_->dispatch("matvec_blocks_" + type, args, p, linear_grid((slice.rows + 3) / 4));
-                else
+                if (pipelines_->has("matvec_blocks_" + type)) {
+                    p.row_lanes = matvec_row_lanes(w.cols);
+                    p.x_vec4 = p.x_off % 4 == 0 && p.x_stride % 4 == 0;
+                    const uint64_t rows_per_group = 128 / p.row_lanes;
+                    stream_->dispatch("matvec_blocks_" + type, args, p,
+                                      linear_grid((static_cast<uint64_t>(slice.rows) + rows_per_group - 1) / rows_per_group));
+                } else
                     stream_->dispatch("matvec_" + type, args, p, linear_grid(static_cast<uint64_t>(slice.rows)));
             } else {
                 const Grid g{u32((slice.rows + 63) / 64), u32((n + 31) / 32), 1};

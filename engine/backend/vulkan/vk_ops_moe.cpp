@@ -14,6 +14,7 @@ struct MoePush {
 struct ExpertsPush {
     uint32_t w_off, w_stride, x_off, x_stride, out_off, out_stride, cols, rows, tokens, bias_off, has_bias;
     uint32_t ids_off, ids_stride, k, expert_rows, per_slot;
+    uint32_t row_lanes, x_vec4;  // experts_blocks only
 };
 
 }  // namespace
@@ -22,14 +23,15 @@ void VulkanBackend::moe_route(const Tensor& logits, int k, const Tensor& ids, co
     require_f32(logits, "moe_route logits");
     require(ids.type == gguf::TensorType::I32 && weights.type == gguf::TensorType::F32,
             "moe_route: ids I32, weights F32");
-    require(k >= 1 && k <= logits.cols, "moe_route: k must be 1 to the expert count");
+    require(k >= 1 && k <= logits.cols && k <= 64, "moe_route: k must be 1 to the expert count (at most 64)");
+    require(logits.cols <= 1024, "moe_route: at most 1024 experts on the Vulkan backend");
     require(ids.rows == logits.rows && ids.cols == k && weights.rows == logits.rows && weights.cols == k,
             "moe_route: ids and weights must be [tokens, k]");
     const View lv = stream_->view(logits), iv = stream_->view(ids), wv = stream_->view(weights);
     const MoePush p{0,          lv.words(), words(logits.row_stride), iv.words(), words(ids.row_stride),
                     wv.words(), words(weights.row_stride), 0, 0, u32(logits.rows), u32(logits.cols), u32(k)};
     stream_->dispatch("moe", {ro(lv), rw(iv), rw(wv), rw(stream_->unused())}, p,
-                      linear_grid(static_cast<uint64_t>((logits.rows + 63) / 64)));
+                      linear_grid(static_cast<uint64_t>(logits.rows)));
 }
 
 void VulkanBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
@@ -65,9 +67,13 @@ void VulkanBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Ten
     p.expert_rows = u32(rows);
     p.per_slot = x.rows == n_tokens * k && k > 1 ? 1 : 0;
     const std::initializer_list<Arg> args = {ro(wv), ro(xv), rw(ov), ro(stream_->unused()), ro(iv)};
-    if (pipelines_->has("experts_blocks_" + type))
-        stream_->dispatch("experts_blocks_" + type, args, p, Grid{u32((rows + 3) / 4), u32(n_tokens * k), 1});
-    else
+    if (pipelines_->has("experts_blocks_" + type)) {
+        p.row_lanes = matvec_row_lanes(w.cols);
+        p.x_vec4 = p.x_off % 4 == 0 && p.x_stride % 4 == 0;
+        const int64_t rows_per_group = 128 / p.row_lanes;
+        stream_->dispatch("experts_blocks_" + type, args, p,
+                          Grid{u32((rows + rows_per_group - 1) / rows_per_group), u32(n_tokens * k), 1});
+    } else
         stream_->dispatch("experts_" + type, args, p, Grid{u32(rows), u32(n_tokens * k), 1});
     // Each slot reads one expert matrix (counted per slot: the kernel does not group slots by expert).
     counters_.expert_weight_bytes += static_cast<uint64_t>(n_tokens * k * rows) * w.row_stride;
