@@ -3,7 +3,9 @@
 // joins by adding its factory to kBackends; the tests stay unchanged.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -29,6 +31,14 @@ const BackendCase kBackends[] = {
     {"cpu_2_threads", [] { return make_cpu_backend({2}); }},
 #ifdef EMBER_TEST_VULKAN
     {"vulkan", [] { return make_backend("vulkan"); }},
+    // The float matrix x vector kernels on a device that has integer dot products (the variable is read once,
+    // when the backend is made).
+    {"vulkan_float", [] {
+         setenv("EMBER_VULKAN_NO_INTEGER_DOT", "1", 1);
+         auto backend = make_backend("vulkan");
+         unsetenv("EMBER_VULKAN_NO_INTEGER_DOT");
+         return backend;
+     }},
 #endif
 #ifdef EMBER_GPU_BACKEND_NAME  // the HIP/CUDA backend: skipped where no such GPU is present (CI only compiles it)
     {EMBER_GPU_BACKEND_NAME, []() -> std::unique_ptr<Backend> {
@@ -425,7 +435,8 @@ TEST_P(BackendOps, MoeRoutingExpertsAndCombine) {
     EXPECT_EQ(got_ids, want_ids);
     expect_close(download(weights), want_w, 1e-6, "routing weights");
 
-    for (TensorType wt : {TensorType::F32, TensorType::Q8_0, TensorType::Q4_0_ROCMFP4_FAST}) {
+    for (TensorType wt : {TensorType::F32, TensorType::Q8_0, TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q4_0,
+                          TensorType::Q4_0_ROCMFP4}) {
         reference::Matrix w_stored;
         const Tensor w = upload(wt, experts * rows, cols, random(experts * rows * cols), &w_stored);
         for (bool per_slot : {false, true}) {
@@ -484,5 +495,70 @@ TEST_P(BackendOps, ShapeMistakesAreErrors) {
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, BackendOps, ::testing::ValuesIn(kBackends),
                          [](const ::testing::TestParamInfo<BackendCase>& p) { return p.param.name; });
+
+#ifdef EMBER_TEST_VULKAN
+// One block of 32 weights that are all exactly 1.0, written byte by byte.
+std::vector<std::byte> block_of_ones(TensorType type) {
+    std::vector<uint8_t> b;
+    const auto fill = [&](size_t n, uint8_t v) { b.insert(b.end(), n, v); };
+    switch (type) {
+        case TensorType::Q4_0: b = {0x00, 0x3c}; fill(16, 0x99); break;  // d = 1, nibbles 9 = 1 + 8
+        case TensorType::Q8_0: b = {0x00, 0x3c}; fill(32, 0x01); break;
+        case TensorType::Q4_0_ROCMFP4: fill(16, 0x11); fill(2, 0x40); break;  // code 1 = 1, scale byte 0x40 = 1
+        case TensorType::Q4_0_ROCMFP4_FAST: fill(16, 0x11); fill(1, 0x40); break;
+        default: ADD_FAILURE() << "no block of ones for this type";
+    }
+    std::vector<std::byte> out(b.size());
+    std::memcpy(out.data(), b.data(), b.size());
+    return out;
+}
+
+// The integer dot product kernels run where the device has them, and only there: activations (127, 0.4, 0, ...)
+// give 127.4 by the float kernels but 127 by the dot kernels, whose 8-bit activations round 0.4 away (d = 1).
+TEST(VulkanIntegerDot, UsedExactlyWhereTheDeviceHasIt) {
+    for (bool forced_off : {false, true}) {
+        if (forced_off) setenv("EMBER_VULKAN_NO_INTEGER_DOT", "1", 1);
+        const std::unique_ptr<Backend> backend = make_backend("vulkan");
+        unsetenv("EMBER_VULKAN_NO_INTEGER_DOT");
+        bool device_has_dot = false;
+        for (const DeviceInfo& d : list_devices())
+            if (d.backend == "vulkan" && backend->name() == "vulkan (" + d.name + ")")
+                device_has_dot = std::find(d.features.begin(), d.features.end(), "integer dot product") !=
+                                 d.features.end();
+        const float want = device_has_dot && !forced_off ? 127.0f : 127.4f;
+        std::vector<float> x(32, 0.0f);
+        x[0] = 127.0f;
+        x[1] = 0.4f;
+        const int32_t expert = 1;
+        std::vector<std::unique_ptr<Buffer>> buffers;
+        const auto tensor = [&](TensorType type, int64_t rows, int64_t cols, std::span<const std::byte> bytes) {
+            buffers.push_back(backend->allocate(bytes.size()));
+            const Tensor t = make_tensor(*buffers.back(), type, rows, cols);
+            backend->write(t, bytes);
+            return t;
+        };
+        const Tensor tx = tensor(TensorType::F32, 1, 32, std::as_bytes(std::span(x)));
+        const Tensor ids = tensor(TensorType::I32, 1, 1, std::as_bytes(std::span(&expert, 1)));
+        for (TensorType type : {TensorType::Q4_0, TensorType::Q8_0, TensorType::Q4_0_ROCMFP4,
+                                TensorType::Q4_0_ROCMFP4_FAST}) {
+            std::vector<std::byte> two_rows = block_of_ones(type);
+            two_rows.insert(two_rows.end(), two_rows.begin(), two_rows.end());
+            const Tensor w = tensor(type, 2, 32, two_rows);
+            buffers.push_back(backend->allocate(8));
+            const Tensor out = make_tensor(*buffers.back(), TensorType::F32, 1, 2);
+            backend->matmul(w, tx, out);
+            float got[2];
+            backend->read(out, std::as_writable_bytes(std::span(got)));
+            const std::string name(gguf::traits(type).name);
+            EXPECT_NEAR(got[0], want, 1e-4) << name << (forced_off ? " forced off" : "");
+            EXPECT_NEAR(got[1], want, 1e-4) << name << (forced_off ? " forced off" : "");
+            const Tensor y = make_tensor(*buffers.back(), TensorType::F32, 1, 1);
+            backend->matmul_experts(w, 2, tx, ids, y);
+            backend->read(y, std::as_writable_bytes(std::span(got, 1)));
+            EXPECT_NEAR(got[0], want, 1e-4) << name << " experts" << (forced_off ? " forced off" : "");
+        }
+    }
+}
+#endif
 
 }  // namespace

@@ -66,7 +66,9 @@ Instance::Instance() {
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
     app.pApplicationName = "Ember";
     app.pEngineName = "Ember";
-    app.apiVersion = VK_API_VERSION_1_2;
+    // 1.3 where the loader has it, so that 1.3 devices offer their 1.3 features (the integer dot product).
+    api_version_ = version >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : VK_API_VERSION_1_2;
+    app.apiVersion = api_version_;
     VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
     ci.pApplicationInfo = &app;
     check(api_.vkCreateInstance(&ci, nullptr, &instance_), "vkCreateInstance");
@@ -122,8 +124,9 @@ std::vector<PhysicalDeviceSummary> Instance::devices() const {
         VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
         VkPhysicalDeviceSubgroupProperties sub{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
         VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-        const bool has_dot = props.apiVersion >= VK_API_VERSION_1_3 ||
-                             has_extension(ext, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+        const bool dot_extension = has_extension(ext, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+        const bool has_dot =
+            (props.apiVersion >= VK_API_VERSION_1_3 && api_version_ >= VK_API_VERSION_1_3) || dot_extension;
         if (missing.empty()) {
             f2.pNext = &f11;
             f11.pNext = &f12;
@@ -142,7 +145,11 @@ std::vector<PhysicalDeviceSummary> Instance::devices() const {
         if (missing.empty()) {
             info.features.push_back("subgroup " + std::to_string(sub.subgroupSize));
             if (f12.shaderFloat16) info.features.push_back("fp16 arithmetic");
-            if (has_dot && fdot.shaderIntegerDotProduct) info.features.push_back("integer dot product");
+            if (has_dot && fdot.shaderIntegerDotProduct) {
+                info.features.push_back("integer dot product");
+                s.integer_dot = true;
+                s.integer_dot_extension = dot_extension;
+            }
             if (has_extension(ext, "VK_KHR_cooperative_matrix")) info.features.push_back("cooperative matrix (KHR)");
             if (has_extension(ext, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
                 info.features.push_back("cooperative matrix (NV)");
@@ -213,13 +220,21 @@ Context::Context(const std::string& selector) : instance_(std::make_unique<Insta
     VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     f2.features.shaderInt16 = VK_TRUE;
     f2.pNext = &f11;
-    const char* extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+    VkPhysicalDeviceShaderIntegerDotProductFeatures fdot{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
+    fdot.shaderIntegerDotProduct = VK_TRUE;
+    std::vector<const char*> extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+    integer_dot_ = chosen->integer_dot;
+    if (integer_dot_) {
+        f12.pNext = &fdot;
+        if (chosen->integer_dot_extension) extensions.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+    }
     VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     dci.pNext = &f2;
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
-    dci.enabledExtensionCount = 1;
-    dci.ppEnabledExtensionNames = extensions;
+    dci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+    dci.ppEnabledExtensionNames = extensions.data();
     check(api_.vkCreateDevice(physical_, &dci, nullptr, &device_), "vkCreateDevice");
     load_device_functions(api_, device_);
     api_.vkGetDeviceQueue(device_, queue_family_, 0, &queue_);

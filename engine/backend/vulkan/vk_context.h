@@ -18,6 +18,8 @@ struct PhysicalDeviceSummary {
     VkPhysicalDevice handle = VK_NULL_HANDLE;
     DeviceInfo info;
     int score = 0;  // higher is preferred; 0 when unusable
+    bool integer_dot = false;            // shaderIntegerDotProduct (Vulkan 1.3 or VK_KHR_shader_integer_dot_product)
+    bool integer_dot_extension = false;  // ... and the device lists the extension (enabled with the feature)
 };
 
 class Instance {
@@ -30,11 +32,13 @@ public:
     const Api& api() const { return api_; }
     VkInstance handle() const { return instance_; }
     std::vector<PhysicalDeviceSummary> devices() const;
+    uint32_t api_version() const { return api_version_; }  // the version the instance was made for (1.2 or 1.3)
 
 private:
     Loader loader_;
     Api api_;
     VkInstance instance_ = VK_NULL_HANDLE;
+    uint32_t api_version_ = VK_API_VERSION_1_2;
 };
 
 struct MemoryTypes {
@@ -61,6 +65,8 @@ public:
     const DeviceInfo& info() const { return info_; }
     std::string name() const { return info_.name; }
     uint32_t timestamp_bits() const { return timestamp_bits_; }  // 0: the queue cannot write timestamps
+    // Shaders may use SPIR-V integer dot products (OpSDot on packed int8x4): the feature is enabled.
+    bool integer_dot() const { return integer_dot_; }
 
 private:
     std::unique_ptr<Instance> instance_;
@@ -72,6 +78,7 @@ private:
     VkQueue queue_ = VK_NULL_HANDLE;
     uint32_t queue_family_ = 0;
     uint32_t timestamp_bits_ = 0;
+    bool integer_dot_ = false;
     MemoryTypes memory_;
 };
 

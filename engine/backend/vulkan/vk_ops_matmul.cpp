@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Weight x activation products and row gathers. Up to 8 activation rows take the matrix x vector kernels (the
 // weights are read once for all rows: decode, speculative verification); more take the tiled prefill kernel.
-// A weight larger than the device can bind at once is processed in row slices.
+// A weight larger than the device can bind at once is processed in row slices. Where the device has integer dot
+// products, the matrix x vector of the 4- and 8-bit block types quantizes the activations to Q8_1 first
+// (one dispatch per call) and runs matvec_dot.
 #include <algorithm>
 
 #include "backend/vulkan/vulkan_backend.h"
@@ -14,6 +16,11 @@ struct MatmulPush {
     uint32_t w_off, w_stride, x_off, x_stride, out_off, out_stride, cols, rows, tokens, bias_off, has_bias;
     uint32_t ids_off, ids_stride, k, expert_rows, per_slot;  // matmul_experts only
     uint32_t row_lanes, x_vec4;                               // matvec_blocks only
+    uint32_t x_scales;  // matvec_dot only: x_off and x_stride then address Q8_1 codes (words, blocks)
+};
+
+struct QuantizePush {
+    uint32_t x_off, x_stride, rows, cols, q_off, d_off;
 };
 
 struct GetRowsPush {
@@ -29,6 +36,36 @@ uint32_t matvec_row_lanes(int64_t cols) {
     uint32_t lanes = 8;
     while (lanes < 128 && lanes < quarters) lanes *= 2;
     return lanes;
+}
+
+std::optional<VulkanBackend::Q8Activations> VulkanBackend::quantize_q8_1(const Tensor& x) {
+    const uint64_t blocks = static_cast<uint64_t>(x.rows) * static_cast<uint64_t>(x.cols / 32);
+    const uint64_t needed = (blocks * 40 + 255) / 256 * 256;  // 32 code bytes and (d, s) per block
+    if (needed > ctx_->limits().maxStorageBufferRange / 2) return std::nullopt;
+    if (needed > q8_slot_bytes_) {
+        // Grow by at least half, so that a run of slightly larger calls does not reallocate each time. The old
+        // buffer's destructor first runs the work recorded with it.
+        q8_slot_bytes_ = std::max<size_t>(needed, q8_slot_bytes_ + q8_slot_bytes_ / 2);
+        q8_scratch_ = make_buffer(q8_slot_bytes_ * kQ8Slots);
+        q8_next_slot_ = 0;
+    }
+    Tensor slot;
+    slot.buffer = q8_scratch_.get();
+    slot.offset = q8_slot_bytes_ * q8_next_slot_;
+    slot.rows = 1;
+    slot.cols = static_cast<int64_t>(needed / 4);
+    slot.row_stride = needed;
+    q8_next_slot_ = (q8_next_slot_ + 1) % kQ8Slots;
+
+    Q8Activations q;
+    q.view = stream_->view(slot);
+    q.blocks_per_row = u32(x.cols / 32);
+    q.codes_off = q.view.words();
+    q.scales_off = u32(static_cast<int64_t>((q.view.inner + blocks * 32) / 8));
+    const View xv = stream_->view(x);
+    const QuantizePush p{xv.words(), words(x.row_stride), u32(x.rows), u32(x.cols), q.codes_off, q.scales_off};
+    stream_->dispatch("quantize_q8_1", {ro(xv), rw(q.view)}, p, linear_grid((blocks * 8 + 255) / 256));
+    return q;
 }
 
 void VulkanBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) {
@@ -48,6 +85,8 @@ void VulkanBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
     const View bv = bias ? stream_->view(*bias) : stream_->unused();
 
     counters_.weight_bytes += static_cast<uint64_t>(w.rows) * w.row_stride;
+    std::optional<Q8Activations> xq;
+    if (integer_dot_ && x.rows <= kMatvecMaxTokens && pipelines_->has("matvec_dot_" + type)) xq = quantize_q8_1(x);
     const size_t max_rows_bound = std::max<size_t>(1, ctx_->limits().maxStorageBufferRange / w.row_stride - 1);
     for (int64_t r0 = 0; r0 < w.rows; r0 += static_cast<int64_t>(max_rows_bound)) {
         const Tensor slice = w.row_range(r0, std::min<int64_t>(w.rows - r0, static_cast<int64_t>(max_rows_bound)));
@@ -69,7 +108,15 @@ void VulkanBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
             p.has_bias = bias ? 1 : 0;
             const std::initializer_list<Arg> args = {ro(wv), ro(xv), rw(ov), ro(bv)};
             if (matvec) {
-                if (pipelines_->has("matvec_blocks_" + type)) {
+                if (xq) {
+                    p.x_off = xq->codes_off;
+                    p.x_stride = xq->blocks_per_row;
+                    p.x_scales = xq->scales_off;
+                    p.row_lanes = matvec_row_lanes(w.cols);
+                    const uint64_t rows_per_group = 128 / p.row_lanes;
+                    stream_->dispatch("matvec_dot_" + type, {ro(wv), ro(xq->view), rw(ov), ro(bv)}, p,
+                                      linear_grid((static_cast<uint64_t>(slice.rows) + rows_per_group - 1) / rows_per_group));
+                } else if (pipelines_->has("matvec_blocks_" + type)) {
                     p.row_lanes = matvec_row_lanes(w.cols);
                     p.x_vec4 = p.x_off % 4 == 0 && p.x_stride % 4 == 0;
                     const uint64_t rows_per_group = 128 / p.row_lanes;

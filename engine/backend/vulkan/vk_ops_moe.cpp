@@ -15,6 +15,7 @@ struct ExpertsPush {
     uint32_t w_off, w_stride, x_off, x_stride, out_off, out_stride, cols, rows, tokens, bias_off, has_bias;
     uint32_t ids_off, ids_stride, k, expert_rows, per_slot;
     uint32_t row_lanes, x_vec4;  // experts_blocks only
+    uint32_t x_scales;           // experts_dot only: x_off and x_stride then address Q8_1 codes (words, blocks)
 };
 
 }  // namespace
@@ -67,7 +68,17 @@ void VulkanBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Ten
     p.expert_rows = u32(rows);
     p.per_slot = x.rows == n_tokens * k && k > 1 ? 1 : 0;
     const std::initializer_list<Arg> args = {ro(wv), ro(xv), rw(ov), ro(stream_->unused()), ro(iv)};
-    if (pipelines_->has("experts_blocks_" + type)) {
+    std::optional<Q8Activations> xq;
+    if (integer_dot_ && pipelines_->has("experts_dot_" + type)) xq = quantize_q8_1(x);
+    if (xq) {
+        p.x_off = xq->codes_off;
+        p.x_stride = xq->blocks_per_row;
+        p.x_scales = xq->scales_off;
+        p.row_lanes = matvec_row_lanes(w.cols);
+        const int64_t rows_per_group = 128 / p.row_lanes;
+        stream_->dispatch("experts_dot_" + type, {ro(wv), ro(xq->view), rw(ov), ro(stream_->unused()), ro(iv)}, p,
+                          Grid{u32((rows + rows_per_group - 1) / rows_per_group), u32(n_tokens * k), 1});
+    } else if (pipelines_->has("experts_blocks_" + type)) {
         p.row_lanes = matvec_row_lanes(w.cols);
         p.x_vec4 = p.x_off % 4 == 0 && p.x_stride % 4 == 0;
         const int64_t rows_per_group = 128 / p.row_lanes;

@@ -2,6 +2,7 @@
 // Memory of the Vulkan backend, its argument-check helpers and the factory.
 #include "backend/vulkan/vulkan_backend.h"
 
+#include <cstdlib>
 #include <limits>
 
 #include "ember/error.h"
@@ -32,9 +33,13 @@ uint32_t words(size_t bytes) { return u32(static_cast<int64_t>(bytes / 4)); }
 VulkanBackend::VulkanBackend(const std::string& device_selector)
     : ctx_(std::make_unique<Context>(device_selector)),
       pipelines_(std::make_unique<Pipelines>(*ctx_)),
-      stream_(std::make_unique<Stream>(*ctx_, *pipelines_)) {}
+      stream_(std::make_unique<Stream>(*ctx_, *pipelines_)) {
+    const char* no_dot = std::getenv("EMBER_VULKAN_NO_INTEGER_DOT");
+    integer_dot_ = ctx_->integer_dot() && !(no_dot && *no_dot && std::string(no_dot) != "0");
+}
 
 VulkanBackend::~VulkanBackend() {
+    q8_scratch_.reset();
     stream_.reset();
     pipelines_.reset();
 }

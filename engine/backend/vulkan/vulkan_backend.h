@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -67,12 +68,30 @@ private:
                    const Tensor& out);
     void convert_rows(const Tensor& x, const Tensor& out, const View* row_map);
     std::unique_ptr<DeviceBuffer> make_buffer(size_t bytes);
+    // Activation rows quantized to Q8_1 (kernels/vulkan/quantize_q8_1.comp) in the next slot of the scratch
+    // buffer, for the matvec_dot kernels; nullopt when they would not fit one binding.
+    struct Q8Activations {
+        View view;
+        uint32_t codes_off = 0;       // words
+        uint32_t scales_off = 0;      // (d, s) pairs
+        uint32_t blocks_per_row = 0;
+    };
+    std::optional<Q8Activations> quantize_q8_1(const Tensor& x);
 
     std::unique_ptr<Context> ctx_;
     std::unique_ptr<Pipelines> pipelines_;
     std::unique_ptr<Stream> stream_;
     std::map<std::pair<const Buffer*, size_t>, std::vector<float>> rope_factors_;  // forgotten on write()
     BackendCounters counters_;
+    // Mat x vec of 4- and 8-bit blocks by integer dot products: the device has them and EMBER_VULKAN_NO_INTEGER_DOT
+    // is not set (read once here, so that tests can run both paths on one device).
+    bool integer_dot_ = false;
+    // Q8_1 activations: kQ8Slots slots of q8_slot_bytes_, used in turn so that consecutive products need not
+    // wait for each other's reads; grown (never shrunk) on demand.
+    static constexpr uint32_t kQ8Slots = 4;
+    std::unique_ptr<DeviceBuffer> q8_scratch_;
+    size_t q8_slot_bytes_ = 0;
+    uint32_t q8_next_slot_ = 0;
 };
 
 // Argument checks, reported like the CPU backend's.

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+// Decode matrix x vector by integer dot products: the weights' 32-weight blocks (Q4_0, Q8_0, ROCmFP4 dual and
+// fast) against activations quantized to Q8_1 by quantize_q8_1.comp (layout there), for up to 8 activation rows.
+// Used where the device has shaderIntegerDotProduct; matvec_blocks.comp is the float kernel for the same types.
+// Work layout as matvec_blocks.comp: row_lanes invocations per weight row, four per block; quarter q of a block is
+// code bytes 4q..4q+3 = elements 4q..4q+3 (low nibbles) and 16+4q..16+4q+3 (high nibbles), for Q8_0 codes
+// 8q..8q+7. Each invocation turns its quarter into two words of four int8 weights and takes their signed 4x8
+// packed dot product (OpSDot, SPV_KHR_integer_dot_product) with the matching activation code words; the int32
+// sum is then scaled once: Q4_0 and Q8_0 by d_w * d_x (Q4_0's nibbles are shifted to -8..7 before packing, so
+// Q8_1's s is not needed), ROCmFP4 by scale * d_x (dual: a scale for the low and one for the high nibbles; the
+// codebook values 0, 1, 2, 3, 4, 6, 8, 10 with a sign are small integers).
+// Push constants: those of matvec_blocks.comp, except that x_off is the word offset of activation row 0's codes
+// and x_stride counts blocks between activation rows, plus x_scales (vec2 index of row 0's first (d, s)).
+#version 450
+#extension GL_EXT_spirv_intrinsics : require
+#include "common.glsl"
+layout(local_size_x = 128) in;
+layout(binding = 0) readonly buffer Weights { uint W[]; };
+layout(binding = 1) readonly buffer XCodes { uint xq[]; };
+layout(binding = 1) readonly buffer XScales { vec2 xd[]; };
+layout(binding = 2) writeonly buffer Out { float out_f[]; };
+layout(binding = 3) readonly buffer Bias { float bias[]; };
+layout(binding = 4) readonly buffer Ids { int ids[]; };
+
+layout(push_constant) uniform Params {
+    uint w_off;
+    uint w_stride;
+    uint x_off;
+    uint x_stride;
+    uint out_off;
+    uint out_stride;
+    uint cols;
+    uint rows;
+    uint tokens;
+    uint bias_off;
+    uint has_bias;
+    uint ids_off;
+    uint ids_stride;
+    uint k;
+    uint expert_rows;
+    uint per_slot;
+    uint row_lanes;
+    uint x_vec4;  // unused here
+    uint x_scales;
+} p;
+
+// OpSDot (opcode 4450) with PackedVectorFormat4x8Bit (0): the sum of the four products of signed bytes.
+// Capabilities DotProductInput4x8BitPacked (6018) and DotProduct (6019).
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
+int sdot_4x8(uint a, uint b, spirv_literal int packed_format);
+#define SDOT(a, b) sdot_4x8(a, b, 0)
+
+#if defined(TYPE_Q4_0)
+#define BLOCK_BYTES 18u
+#elif defined(TYPE_Q8_0)
+#define BLOCK_BYTES 34u
+#elif defined(TYPE_Q4_0_ROCMFP4)
+#define BLOCK_BYTES 18u
+#else
+#define BLOCK_BYTES 17u
+#endif
+
+float rocmfp_scale(uint e) {
+    if (e >= 0x7fu) return 0.0;
+    const int exponent = int((e >> 3) & 15u);
+    const uint mantissa = e & 7u;
+    if (exponent == 0) return float(mantissa) * (1.0 / 1024.0);
+    return ldexp(float(8u + mantissa), exponent - 11);
+}
+
+// 32 bits at any byte offset.
+uint word_at(uint o) {
+    const uint s = 8u * (o & 3u);
+    const uint lo = W[o >> 2];
+    return s == 0u ? lo : (lo >> s) | (W[(o >> 2) + 1u] << (32u - s));
+}
+
+// Four nibbles (one in the low 4 bits of each byte) as four int8 values nibble - 8: per byte n + 0x78 stays below
+// 0x100, and flipping bit 7 subtracts 0x80 modulo 256.
+uint q4_to_i8x4(uint n) { return (n + 0x78787878u) ^ 0x80808080u; }
+
+// Four FP4 codes (one in the low 4 bits of each byte) as four int8 codebook values. Magnitude m = code & 7 maps
+// to m + max(m - 4, 0), which is m + (m & 3) when bit 2 is set; bit 3 is the sign. Negation per byte without a
+// borrow into the next byte: (v | 0x80) - 2v = 0x80 - v (v <= 10), and flipping bit 7 subtracts 0x80.
+uint fp4_to_i8x4(uint c) {
+    const uint m = c & 0x07070707u;
+    const uint v = m + (m & (((m >> 2) & 0x01010101u) * 3u));
+    const uint negative = ((c >> 3) & 0x01010101u) * 0xffu;
+    return ((v | 0x80808080u) - ((v + v) & negative)) ^ 0x80808080u;
+}
+
+shared float partial[8][128];
+
+void main() {
+    const uint tid = gl_LocalInvocationID.x;
+    const uint lanes = p.row_lanes;
+    const uint li = tid & (lanes - 1u);
+    const uint rows_per_group = 128u / lanes;
+#if defined(EXPERTS)
+    const uint r = gl_WorkGroupID.x * rows_per_group + tid / lanes;
+#else
+    const uint r = linear_group() * rows_per_group + tid / lanes;
+#endif
+    bool valid;
+    uint w_row, x_row, out_base, tokens;
+#if defined(EXPERTS)
+    const uint slot = gl_WorkGroupID.y;
+    const int e = ids[p.ids_off + (slot / p.k) * p.ids_stride + slot % p.k];
+    valid = r < p.expert_rows && e >= 0 && uint(e) * p.expert_rows < p.rows;
+    w_row = p.w_off + (uint(max(e, 0)) * p.expert_rows + r) * p.w_stride;
+    x_row = p.per_slot != 0u ? slot : slot / p.k;
+    out_base = p.out_off + slot * p.out_stride;
+    tokens = 1u;
+#else
+    valid = r < p.rows;
+    w_row = p.w_off + r * p.w_stride;
+    x_row = 0u;
+    out_base = p.out_off;
+    tokens = p.tokens;
+#endif
+    const uint n_blocks = p.cols / 32u;
+    const uint q = li & 3u;
+    const uint blocks_per_pass = lanes / 4u;
+#if defined(TYPE_Q8_0)
+    const uint word_lo = 2u * q, word_hi = 2u * q + 1u;
+#else
+    const uint word_lo = q, word_hi = q + 4u;
+#endif
+    float acc[8] = float[8](0, 0, 0, 0, 0, 0, 0, 0);
+    if (valid) {
+        for (uint blk = li / 4u; blk < n_blocks; blk += blocks_per_pass) {
+            const uint b = w_row + blk * BLOCK_BYTES;
+            uint lo, hi;
+#if defined(TYPE_Q8_0)
+            const float s_low = half_bits_to_float(RD16(W, b));
+            lo = RD32_2(W, b + 2u + 8u * q);
+            hi = RD32_2(W, b + 6u + 8u * q);
+#elif defined(TYPE_Q4_0)
+            const float s_low = half_bits_to_float(RD16(W, b));
+            const uint w = RD32_2(W, b + 2u + 4u * q);
+            lo = q4_to_i8x4(w & 0x0f0f0f0fu);
+            hi = q4_to_i8x4((w >> 4) & 0x0f0f0f0fu);
+#else
+#if defined(TYPE_Q4_0_ROCMFP4)
+            const uint w = RD32_2(W, b + 4u * q);
+            const float s_low = rocmfp_scale(RD8(W, b + 16u)), s_high = rocmfp_scale(RD8(W, b + 17u));
+#else
+            const uint w = word_at(b + 4u * q);
+            const float s_low = rocmfp_scale(RD8(W, b + 16u));
+#endif
+            lo = fp4_to_i8x4(w & 0x0f0f0f0fu);
+            hi = fp4_to_i8x4((w >> 4) & 0x0f0f0f0fu);
+#endif
+            for (uint t = 0u; t < 8u; ++t) {
+                if (t < tokens) {
+                    const uint xb = (x_row + t) * p.x_stride + blk;
+                    const uint xw = p.x_off + xb * 8u;
+                    const float d_x = xd[p.x_scales + xb].x;
+#if defined(TYPE_Q4_0_ROCMFP4)
+                    acc[t] += d_x * (s_low * float(SDOT(lo, xq[xw + word_lo])) +
+                                     s_high * float(SDOT(hi, xq[xw + word_hi])));
+#else
+                    acc[t] += (s_low * d_x) * float(SDOT(lo, xq[xw + word_lo]) + SDOT(hi, xq[xw + word_hi]));
+#endif
+                }
+            }
+        }
+    }
+    // Sum the row's lanes: within subgroups first when a subgroup never spans two rows, then in shared memory.
+    const bool by_subgroup = gl_SubgroupSize <= lanes;
+    for (uint t = 0u; t < 8u; ++t) {
+        if (t < p.tokens) partial[t][tid] = by_subgroup ? subgroupAdd(acc[t]) : acc[t];
+    }
+    barrier();
+    const uint step0 = by_subgroup ? gl_SubgroupSize : 1u;
+    for (uint stride = lanes / 2u; stride >= step0; stride >>= 1) {
+        if (li < stride && (li % step0) == 0u) {
+            for (uint t = 0u; t < 8u; ++t)
+                if (t < p.tokens) partial[t][tid] += partial[t][tid + stride];
+        }
+        barrier();
+    }
+    if (valid && li < tokens) {
+        float s = partial[li][tid - li];
+        if (p.has_bias != 0u) s += bias[p.bias_off + r];
+        out_f[out_base + li * p.out_stride + r] = s;
+    }
+}
