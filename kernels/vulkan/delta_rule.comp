@@ -1,10 +1,23 @@
 // SPDX-License-Identifier: MIT
 // The gated delta rule, token by token (the recurrent form of backend.h's DeltaRuleArgs). Column j of a value
-// head's state S [d_k][d_v] evolves independently of the other columns, so one invocation owns one (head, j)
-// pair and keeps its column in registers:
+// head's state S [d_k][d_v] evolves independently of the other columns:
 //   S = e^g S;  delta = beta (v_j - S^T k);  S += k delta;  o_j = S^T (q_scale q)
+// LANES neighbouring invocations of one subgroup share a (head, j) column: lane l keeps rows l, l + LANES, ...
+// (at most MAX_DK / LANES of them, in registers: constant-bounded loops that unroll), and the two dot products
+// per token are summed over the lanes with subgroup shuffles. LANES 1 (one invocation per column, no subgroup
+// operations) is the fallback for devices with subgroups narrower than 8.
 // The last `n_snap` tokens also write the state after them to the snapshot rows.
 #version 450
+#ifndef LANES
+#define LANES 1
+#endif
+#extension GL_EXT_control_flow_attributes : require
+#if LANES > 1
+#extension GL_KHR_shader_subgroup_shuffle : require
+#define ROW_LOOP [[unroll]]
+#else
+#define ROW_LOOP  // 128 rows: a loop, as unrolling them would not keep them in registers anyway
+#endif
 #include "common.glsl"
 layout(local_size_x = 64) in;
 layout(binding = 0) readonly buffer Q { float q[]; };
@@ -24,44 +37,69 @@ layout(push_constant) uniform Params {
 } p;
 
 const uint MAX_DK = 128u;
+const uint NL = uint(LANES);
+const uint ROWS = MAX_DK / NL;
+
+float lanes_sum(float x) {
+#if LANES > 1
+    [[unroll]] for (uint step = NL / 2u; step > 0u; step /= 2u) x += subgroupShuffleXor(x, step);
+#endif
+    return x;
+}
 
 void main() {
-    const uint idx = gl_GlobalInvocationID.x;
-    if (idx >= p.n_v_heads * p.d_v) return;
-    const uint h = idx / p.d_v, j = idx % p.d_v;
+#if LANES > 1
+    // Lanes of a column are neighbours in one subgroup, whatever the subgroup size (>= LANES).
+    const uint local = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+#else
+    const uint local = gl_LocalInvocationID.x;
+#endif
+    const uint idx = linear_group() * 64u + local;
+    const uint column = idx / NL, lane = idx % NL;
+    if (column >= p.n_v_heads * p.d_v) return;  // whole columns: their lanes leave together
+    const uint h = column / p.d_v, j = column % p.d_v;
     const uint kh = h % p.n_k_heads;
     const uint head_state = p.d_k * p.d_v;
     const uint s_base = p.s_off + h * head_state + j;
-    float col[MAX_DK];
-    for (uint i = 0u; i < MAX_DK; ++i) col[i] = i < p.d_k ? state[s_base + i * p.d_v] : 0.0;
+    float col[ROWS];
+    ROW_LOOP for (uint r = 0u; r < ROWS; ++r) {
+        const uint i = lane + NL * r;
+        col[r] = i < p.d_k ? state[s_base + i * p.d_v] : 0.0;
+    }
 
     for (uint t = 0u; t < p.tokens; ++t) {
         const float decay = exp(g[p.g_off + t * p.g_stride + h]);
         const uint kb = p.k_off + t * p.k_stride + kh * p.d_k;
         const uint qb = p.q_off + t * p.q_stride + kh * p.d_k;
+        float kr[ROWS];
         float d = 0.0;
-        for (uint i = 0u; i < MAX_DK; ++i) {
-            if (i >= p.d_k) break;
-            col[i] *= decay;
-            d += col[i] * k[kb + i];
+        ROW_LOOP for (uint r = 0u; r < ROWS; ++r) {
+            const uint i = lane + NL * r;
+            kr[r] = i < p.d_k ? k[kb + i] : 0.0;
+            col[r] *= decay;
+            d += col[r] * kr[r];
         }
+        d = lanes_sum(d);
         const float beta = beta_v[p.beta_off + t * p.beta_stride + h];
         d = beta * (v[p.v_off + t * p.v_stride + h * p.d_v + j] - d);
         float o = 0.0;
-        for (uint i = 0u; i < MAX_DK; ++i) {
-            if (i >= p.d_k) break;
-            col[i] += k[kb + i] * d;
-            o += col[i] * (q[qb + i] * p.q_scale);
+        ROW_LOOP for (uint r = 0u; r < ROWS; ++r) {
+            const uint i = lane + NL * r;
+            col[r] += kr[r] * d;
+            if (i < p.d_k) o += col[r] * (q[qb + i] * p.q_scale);
         }
-        out_f[p.out_off + t * p.out_stride + h * p.d_v + j] = o;
+        o = lanes_sum(o);
+        if (lane == 0u) out_f[p.out_off + t * p.out_stride + h * p.d_v + j] = o;
         if (t + p.n_snap >= p.tokens) {
             const uint row = p.snap_off + (t + p.n_snap - p.tokens) * p.snap_stride + h * head_state + j;
-            for (uint i = 0u; i < MAX_DK; ++i) {
-                if (i >= p.d_k) break;
-                snap[row + i * p.d_v] = col[i];
+            ROW_LOOP for (uint r = 0u; r < ROWS; ++r) {
+                const uint i = lane + NL * r;
+                if (i < p.d_k) snap[row + i * p.d_v] = col[r];
             }
         }
     }
-    for (uint i = 0u; i < MAX_DK; ++i)
-        if (i < p.d_k) state[s_base + i * p.d_v] = col[i];
+    ROW_LOOP for (uint r = 0u; r < ROWS; ++r) {
+        const uint i = lane + NL * r;
+        if (i < p.d_k) state[s_base + i * p.d_v] = col[r];
+    }
 }

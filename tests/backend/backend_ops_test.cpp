@@ -291,6 +291,63 @@ TEST_P(BackendOps, CausalMaskHidesLaterPositions) {
     }
 }
 
+TEST_P(BackendOps, AttentionOverLongContextsAndWideGroups) {
+    // Long caches read by a few tokens (the Vulkan kernel splits the rows into chunks and merges their results),
+    // queries at early positions that must not see the later rows, a prefill-like batch of many tokens, head
+    // sizes 128 and 256, 1 to 12 query heads per kv head, and a head size that is not a multiple of 4.
+    struct Case {
+        AttentionParams p;
+        int64_t n_kv;
+        std::vector<int32_t> positions;
+    };
+    std::vector<int32_t> prefill(128);
+    for (size_t i = 0; i < prefill.size(); ++i) prefill[i] = static_cast<int32_t>(i);
+    const Case cases[] = {
+        {{16, 2, 128, 0.088f}, 1100, {1099, 1098, 700, 40}},  // Qwen3.6's layout: groups of 8
+        {{8, 1, 256, 0.0625f}, 1030, {1029}},
+        {{4, 4, 64, 0.125f}, 1500, {1499, 33, 0}},
+        {{24, 2, 64, 0.125f}, 300, {299, 150}},
+        {{8, 2, 64, 0.125f}, 128, prefill},
+        {{4, 2, 18, 0.24f}, 90, {89, 10}},
+    };
+    for (const Case& c : cases) {
+        const AttentionParams& p = c.p;
+        const int64_t kv_cols = int64_t{p.n_head_kv} * p.head_dim, q_cols = int64_t{p.n_head} * p.head_dim;
+        const int64_t tokens = static_cast<int64_t>(c.positions.size());
+        std::vector<int32_t> rows(static_cast<size_t>(c.n_kv));
+        for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int32_t>(i);
+        for (TensorType cache_type : {TensorType::F32, TensorType::F16, TensorType::Q8_0}) {
+            if (cache_type == TensorType::Q8_0 && p.head_dim % 32 != 0) continue;
+            const Tensor k_cache = output(cache_type, c.n_kv + 5, kv_cols);
+            const Tensor v_cache = output(cache_type, c.n_kv + 5, kv_cols);
+            const std::vector<float> k = random(c.n_kv * kv_cols), v = random(c.n_kv * kv_cols);
+            backend_->store_kv(upload_f32(c.n_kv, kv_cols, k), upload_f32(c.n_kv, kv_cols, v), k_cache, v_cache, rows);
+            const std::vector<float> q = random(tokens * q_cols, 2.0f);  // peaked weights: a misplaced row shows
+            const Tensor out = output(TensorType::F32, tokens, q_cols);
+            backend_->attention(upload_f32(tokens, q_cols, q), k_cache, v_cache, c.n_kv, c.positions, p, out);
+
+            const auto stored = [&](const std::vector<float>& x) {
+                reference::Matrix m(x.size());
+                std::vector<std::byte> row(gguf::row_bytes(cache_type, kv_cols));
+                std::vector<float> tmp(static_cast<size_t>(kv_cols));
+                for (int64_t j = 0; j < c.n_kv; ++j) {
+                    quant::quantize_row(cache_type, x.data() + j * kv_cols, row.data(), kv_cols);
+                    quant::dequantize_row(cache_type, row.data(), tmp.data(), kv_cols);
+                    std::copy(tmp.begin(), tmp.end(), m.begin() + j * kv_cols);
+                }
+                return m;
+            };
+            const reference::Matrix want =
+                reference::attention(to_double(q), stored(k), stored(v), c.n_kv, c.positions, p);
+            const std::string what = std::string(gguf::traits(cache_type).name) + " cache, " +
+                                     std::to_string(p.n_head) + "/" + std::to_string(p.n_head_kv) + " heads of " +
+                                     std::to_string(p.head_dim) + ", " + std::to_string(c.n_kv) + " rows, " +
+                                     std::to_string(tokens) + " tokens";
+            expect_close(download(out), want, 1e-5, what.c_str());
+        }
+    }
+}
+
 TEST_P(BackendOps, SoftmaxRows) {
     const std::vector<float> x = random(4 * 1000, 5.0f);
     const Tensor t = upload_f32(4, 1000, x);
@@ -414,6 +471,55 @@ TEST_P(BackendOps, DeltaRuleRecurrentChunkedAndSnapshots) {
         a.chunk_size = chunk;
         backend_->delta_rule(a);
         const std::string what = "delta_rule chunk " + std::to_string(chunk);
+        expect_close(download(a.out), want, 2e-5, what.c_str());
+        expect_close(download(a.state), ref_state, 2e-5, (what + " state").c_str());
+        expect_close(download(snaps), ref_snaps, 2e-5, (what + " snapshots").c_str());
+    }
+}
+
+TEST_P(BackendOps, DeltaRuleFullSizeHeads) {
+    // Qwen3.6's head size (d_k = d_v = 128) over one decode token and over a verify-like batch with snapshots,
+    // and a small size that no lane count divides.
+    struct Case {
+        int hk, hv, dk, dv;
+        int64_t tokens, snaps;
+    };
+    for (const Case& c : {Case{2, 4, 128, 128, 1, 1}, Case{2, 4, 128, 128, 6, 3}, Case{1, 2, 20, 12, 5, 2}}) {
+        const int64_t tokens = c.tokens, qk_cols = int64_t{c.hk} * c.dk, v_cols = int64_t{c.hv} * c.dv;
+        const std::vector<float> q = random(tokens * qk_cols), v = random(tokens * v_cols);
+        std::vector<float> k = random(tokens * qk_cols), g(static_cast<size_t>(tokens * c.hv)),
+                           beta(static_cast<size_t>(tokens * c.hv));
+        for (int64_t r = 0; r < tokens * c.hk; ++r) {  // unit keys, as after the L2 norm
+            double ss = 0;
+            for (int i = 0; i < c.dk; ++i) ss += double{k[r * c.dk + i]} * k[r * c.dk + i];
+            for (int i = 0; i < c.dk; ++i) k[r * c.dk + i] /= static_cast<float>(std::sqrt(ss));
+        }
+        std::uniform_real_distribution<float> decay(-0.3f, 0.0f), unit(0.0f, 1.0f);
+        for (float& x : g) x = decay(rng_);
+        for (float& x : beta) x = unit(rng_);
+        const std::vector<float> s0 = random(static_cast<size_t>(c.hv) * c.dk * c.dv, 0.3f);
+        reference::Matrix ref_state = to_double(s0), ref_snaps;
+        const reference::Matrix want =
+            reference::delta_rule(to_double(q), to_double(k), to_double(v), to_double(g), to_double(beta), ref_state,
+                                  tokens, c.hk, c.hv, c.dk, c.dv, 0.0884, c.snaps, &ref_snaps);
+        DeltaRuleArgs a;
+        a.q = upload_f32(tokens, qk_cols, q);
+        a.k = upload_f32(tokens, qk_cols, k);
+        a.v = upload_f32(tokens, v_cols, v);
+        a.g = upload_f32(tokens, c.hv, g);
+        a.beta = upload_f32(tokens, c.hv, beta);
+        a.state = upload_f32(c.hv, int64_t{c.dk} * c.dv, s0);
+        a.out = output(TensorType::F32, tokens, v_cols);
+        const Tensor snaps = output(TensorType::F32, c.snaps, int64_t{c.hv} * c.dk * c.dv);
+        a.snapshots = &snaps;
+        a.n_k_heads = c.hk;
+        a.n_v_heads = c.hv;
+        a.d_k = c.dk;
+        a.d_v = c.dv;
+        a.q_scale = 0.0884f;
+        backend_->delta_rule(a);
+        const std::string what = "delta_rule " + std::to_string(c.dk) + "x" + std::to_string(c.dv) + ", " +
+                                 std::to_string(tokens) + " tokens";
         expect_close(download(a.out), want, 2e-5, what.c_str());
         expect_close(download(a.state), ref_state, 2e-5, (what + " state").c_str());
         expect_close(download(snaps), ref_snaps, 2e-5, (what + " snapshots").c_str());

@@ -2,6 +2,7 @@
 // Conversions between row types, KV-cache writes (a conversion into the cache rows named by the positions) and
 // causal attention over the cache.
 #include <algorithm>
+#include <cstdlib>
 
 #include "backend/vulkan/vulkan_backend.h"
 
@@ -22,6 +23,58 @@ struct AttentionPush {
     float scale;
     uint32_t pos_off, tokens;
 };
+
+// attention_split.comp's second half of the push constants.
+struct SplitPush {
+    AttentionPush base;
+    uint32_t n_head_kv, batch_heads, n_batches, n_chunks, chunk_len;
+};
+
+struct CombinePush {
+    uint32_t out_off, out_stride, n_head, head_dim, n_chunks, tokens;
+};
+
+constexpr int64_t kSplitTile = 32;             // rows per softmax step of attention_split.comp
+constexpr int64_t kSplitMaxChunks = 128;       // attention_combine.comp merges up to one chunk per invocation
+constexpr int64_t kSplitTargetGroups = 256;    // enough work groups to keep every core of a large GPU busy
+constexpr int kSplitMaxHeads = 8;              // query heads per work group
+constexpr int kSplitQueryFloats = 2048;        // its shared copy of their queries
+
+struct SplitPlan {
+    uint32_t batch_heads = 0, n_batches = 0, n_chunks = 0, chunk_len = 0;
+};
+
+// Heads per work group as many as fit (the kv rows are read once for all of them); then as many chunks as bring
+// the work groups up to kSplitTargetGroups, each a whole number of tiles: a decode step of a few tokens spreads
+// over the rows, a prefill gets one chunk per work group and no combine step.
+SplitPlan plan_split(int64_t tokens, int64_t n_kv, const AttentionParams& p) {
+    const int group = p.n_head / p.n_head_kv;
+    const int most = std::min({kSplitMaxHeads, group, kSplitQueryFloats / p.head_dim});
+    SplitPlan plan;
+    plan.n_batches = static_cast<uint32_t>((group + most - 1) / most);
+    plan.batch_heads = static_cast<uint32_t>((group + plan.n_batches - 1) / plan.n_batches);
+    const int64_t groups = tokens * p.n_head_kv * plan.n_batches;
+    const int64_t rows = std::max<int64_t>(n_kv, 1);
+    int64_t chunks = std::clamp<int64_t>((kSplitTargetGroups + groups - 1) / groups, 1, kSplitMaxChunks);
+    chunks = std::min(chunks, (rows + kSplitTile - 1) / kSplitTile);
+    const int64_t len = ((rows + chunks - 1) / chunks + kSplitTile - 1) / kSplitTile * kSplitTile;
+    plan.chunk_len = u32(len);
+    plan.n_chunks = u32((rows + len - 1) / len);
+    return plan;
+}
+
+// The subgroup size the device reports (its "subgroup N" feature), 0 when it is not listed.
+uint32_t subgroup_size(const DeviceInfo& info) {
+    for (const std::string& f : info.features)
+        if (f.rfind("subgroup ", 0) == 0) return static_cast<uint32_t>(std::strtoul(f.c_str() + 9, nullptr, 10));
+    return 0;
+}
+
+// EMBER_VULKAN_ATTENTION_SPLIT=0 keeps every attention on attention.comp (for comparing the two on a GPU).
+bool split_disabled() {
+    const char* v = std::getenv("EMBER_VULKAN_ATTENTION_SPLIT");
+    return v && std::string(v) == "0";
+}
 
 bool is_convert_target(gguf::TensorType t) {
     using gguf::TensorType;
@@ -116,9 +169,42 @@ void VulkanBackend::attention(const Tensor& q, const Tensor& k_cache, const Tens
     push.scale = p.scale;
     push.pos_off = pv.words();
     push.tokens = u32(q.rows);
+
+    // The split kernel reads K (and F32 V) rows in whole words and needs teams of 8 invocations in a subgroup.
+    const bool word_rows = k_cache.type == TensorType::Q8_0 || (push.k_off % 4 == 0 && push.k_stride % 4 == 0 &&
+                                                                push.v_off % 4 == 0 && push.v_stride % 4 == 0);
+    if (p.head_dim % 4 == 0 && word_rows && subgroup_size(ctx_->info()) >= 8 && !split_disabled()) {
+        const SplitPlan plan = plan_split(q.rows, n_kv, p);
+        const uint64_t partial_floats = static_cast<uint64_t>(q.rows) * static_cast<uint64_t>(p.n_head) *
+                                        plan.n_chunks * static_cast<uint64_t>(p.head_dim + 2);
+        const View part = plan.n_chunks > 1 ? attention_scratch(partial_floats * 4) : stream_->unused();
+        const SplitPush split{push, u32(p.n_head_kv), plan.batch_heads, plan.n_batches, plan.n_chunks, plan.chunk_len};
+        stream_->dispatch(std::string("attention_split_") + type_name(k_cache.type),
+                          {ro(qv), ro(kv), ro(vv), rw(ov), ro(pv), plan.n_chunks > 1 ? rw(part) : ro(part)}, split,
+                          linear_grid(static_cast<uint64_t>(q.rows) * static_cast<uint64_t>(p.n_head_kv) *
+                                      plan.n_batches * plan.n_chunks));
+        if (plan.n_chunks > 1) {
+            const CombinePush combine{push.out_off, push.out_stride, push.n_head, push.head_dim, plan.n_chunks,
+                                      push.tokens};
+            stream_->dispatch("attention_combine", {ro(part), rw(ov)}, combine,
+                              linear_grid(static_cast<uint64_t>(q.rows) * static_cast<uint64_t>(p.n_head)));
+        }
+        return;
+    }
     const std::string pipeline = std::string("attention_") + type_name(k_cache.type);
     stream_->dispatch(pipeline, {ro(qv), ro(kv), ro(vv), rw(ov), ro(pv)}, push,
                       linear_grid(static_cast<uint64_t>(q.rows) * static_cast<uint64_t>(p.n_head)));
+}
+
+View VulkanBackend::attention_scratch(size_t bytes) {
+    bytes = (std::max<size_t>(bytes, 4) + 3) / 4 * 4;
+    if (!attention_scratch_ || attention_scratch_->size() < bytes) {
+        if (stream_->pending()) stream_->finish();  // recorded work may still use the old buffer
+        attention_scratch_ = std::make_unique<DeviceBuffer>(*ctx_, std::max<size_t>(bytes, size_t{1} << 20),
+                                                            ctx_->memory().device_local);
+    }
+    require(bytes <= ctx_->limits().maxStorageBufferRange, "attention: too many partial results for one binding");
+    return View{attention_scratch_->handle(), 0, bytes, 0};
 }
 
 }  // namespace ember::vulkan

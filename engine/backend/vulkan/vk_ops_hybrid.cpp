@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Operations of hybrid (Gated DeltaNet) models on the Vulkan backend: unary activations, per-head L2 norm, the
 // gated RMS norm, the causal convolution with its state, and the gated delta rule.
+#include <cstdlib>
+
 #include "backend/vulkan/vulkan_backend.h"
 
 namespace ember::vulkan {
@@ -20,6 +22,14 @@ struct DeltaPush {
 };
 
 constexpr int kMaxDk = 128;  // delta_rule.comp keeps a state column in registers
+constexpr uint32_t kDeltaLanes = 8;  // invocations per state column of delta_rule_lanes8
+
+// The subgroup size the device reports (its "subgroup N" feature), 0 when it is not listed.
+uint32_t reported_subgroup_size(const DeviceInfo& info) {
+    for (const std::string& f : info.features)
+        if (f.rfind("subgroup ", 0) == 0) return static_cast<uint32_t>(std::strtoul(f.c_str() + 9, nullptr, 10));
+    return 0;
+}
 
 }  // namespace
 
@@ -119,10 +129,14 @@ void VulkanBackend::delta_rule(const DeltaRuleArgs& a) {
     p.d_k = u32(a.d_k);
     p.d_v = u32(a.d_v);
     p.q_scale = a.q_scale;
-    // The recurrent form for every chunk size: one invocation per state column is parallel enough on a GPU, and
-    // the result is the chunked form's to rounding (the op suite checks both against one reference).
-    stream_->dispatch("delta_rule", {ro(qv), ro(kv), ro(vv), ro(gv), ro(bv), rw(sv), rw(ov), rw(snap)}, p,
-                      Grid{u32((int64_t{a.n_v_heads} * a.d_v + 63) / 64), 1, 1});
+    // The recurrent form for every chunk size (the result is the chunked form's to rounding; the op suite checks
+    // both against one reference): kDeltaLanes invocations per state column where the subgroups are wide enough
+    // to sum over them, else one.
+    const uint32_t lanes = reported_subgroup_size(ctx_->info()) >= kDeltaLanes ? kDeltaLanes : 1;
+    const int64_t invocations = int64_t{a.n_v_heads} * a.d_v * lanes;
+    stream_->dispatch(lanes > 1 ? "delta_rule_lanes8" : "delta_rule",
+                      {ro(qv), ro(kv), ro(vv), ro(gv), ro(bv), rw(sv), rw(ov), rw(snap)}, p,
+                      linear_grid(static_cast<uint64_t>((invocations + 63) / 64)));
 }
 
 }  // namespace ember::vulkan

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// The second step of attention_split.comp: one work group per (token, query head) merges the chunks' partial
+// results (unnormalized values, max m_c, sum l_c): with M = max m_c and f_c = e^(m_c - M),
+//   out = sum_c f_c values_c / sum_c f_c l_c.
+// A chunk that saw no rows has m_c = -inf and adds nothing. At most 128 chunks.
+#version 450
+#include "common.glsl"
+layout(local_size_x = 128) in;
+layout(binding = 0) readonly buffer Part { float part[]; };
+layout(binding = 1) writeonly buffer Out { float out_f[]; };
+layout(push_constant) uniform Params {
+    uint out_off;    // words
+    uint out_stride; // words
+    uint n_head;
+    uint head_dim;
+    uint n_chunks;
+    uint tokens;
+} p;
+
+shared float factor[128];
+
+void main() {
+    const uint item = linear_group();
+    if (item >= p.tokens * p.n_head) return;
+    const uint t = item / p.n_head, h = item % p.n_head;
+    const uint tid = gl_LocalInvocationID.x;
+    const uint hd = p.head_dim;
+    const uint slot = hd + 2u;
+    const uint base = item * p.n_chunks * slot;
+
+    const bool mine = tid < p.n_chunks;
+    const float m = mine ? part[base + tid * slot + hd] : -1.0 / 0.0;
+    const float l = mine ? part[base + tid * slot + hd + 1u] : 0.0;
+    const float top = workgroup_max(m);
+    const float f = m > -1.0 / 0.0 ? exp(m - top) : 0.0;
+    const float total = workgroup_sum(f * l);
+    factor[tid] = f;
+    barrier();
+    const float inv = total > 0.0 ? exact_div(1.0, total) : 0.0;
+    for (uint dim = tid; dim < hd; dim += 128u) {
+        float s = 0.0;
+        for (uint c = 0u; c < p.n_chunks; ++c) {
+            const float fc = factor[c];
+            if (fc != 0.0) s += fc * part[base + c * slot + dim];
+        }
+        out_f[p.out_off + t * p.out_stride + h * hd + dim] = s * inv;
+    }
+}
