@@ -78,8 +78,8 @@ vec4 load_k4(uint row, uint k) {
                         half_bits_to_float(RD16(vc, (row) + ((k) / 32u) * 34u)))
 #endif
 
-shared float q_sh[2048];
-shared float w_sh[MAX_HEADS * TILE];   // a tile's scores, then its softmax weights
+shared vec4 q_sh[512];                    // the batch's queries, 4 dims a slot
+shared vec4 w_sh[MAX_HEADS * TILE / 4u];  // a tile's scores, then its softmax weights, 4 rows a slot
 shared float corr_sh[MAX_HEADS];       // per head: how much the accumulated values shrink for this tile
 shared float stat_sh[2u * MAX_HEADS];  // per head: final max and sum
 
@@ -138,7 +138,9 @@ void main() {
     const uint begin = chunk * p.chunk_len;
     const uint end = min(visible, begin + p.chunk_len);
 
-    for (uint i = inv_id; i < nh * hd; i += WG) q_sh[i] = q[p.q_off + t * p.q_stride + head0 * hd + i];
+    const uint q_base = p.q_off + t * p.q_stride + head0 * hd;
+    for (uint i = inv_id; i < nh * hd / 4u; i += WG)
+        q_sh[i] = vec4(q[q_base + 4u * i], q[q_base + 4u * i + 1u], q[q_base + 4u * i + 2u], q[q_base + 4u * i + 3u]);
     barrier();
 
     float acc[MAX_HEADS * MAX_DIMS];
@@ -156,27 +158,27 @@ void main() {
                 for (uint e = lane * 4u; e < hd; e += TEAM * 4u) {
                     const vec4 kv4 = load_k4(krow, kv_col + e);
                     [[unroll]] for (uint h = 0u; h < MAX_HEADS; ++h) {
-                        if (h < nh) {
-                            const uint qi = h * hd + e;
-                            d[h] += dot(kv4, vec4(q_sh[qi], q_sh[qi + 1u], q_sh[qi + 2u], q_sh[qi + 3u]));
-                        }
+                        if (h < nh) d[h] += dot(kv4, q_sh[(h * hd + e) / 4u]);
                     }
                 }
             }
             const float score = team_transpose_sum(d, lane);
-            if (lane < nh) w_sh[lane * TILE + r] = j < end ? score * p.scale : -1.0 / 0.0;
+            if (lane < nh) w_sh[(lane * TILE + r) / 4u][r % 4u] = j < end ? score * p.scale : -1.0 / 0.0;
         }
         barrier();
         if (team < nh) {
             float m = -1.0 / 0.0;
-            [[unroll]] for (uint k = 0u; k < TILE / TEAM; ++k) m = max(m, w_sh[team * TILE + lane + TEAM * k]);
+            [[unroll]] for (uint k = 0u; k < TILE / TEAM; ++k) {
+                const uint r = team * TILE + lane + TEAM * k;
+                m = max(m, w_sh[r / 4u][r % 4u]);
+            }
             const float new_max = max(run_max, team_max(m));  // finite: the tile has a visible row
             const float correction = exp(run_max - new_max);
             float s = 0.0;
             [[unroll]] for (uint k = 0u; k < TILE / TEAM; ++k) {
                 const uint r = team * TILE + lane + TEAM * k;
-                const float w = exp(w_sh[r] - new_max);
-                w_sh[r] = w;
+                const float w = exp(w_sh[r / 4u][r % 4u] - new_max);
+                w_sh[r / 4u][r % 4u] = w;
                 s += w;
             }
             run_sum = run_sum * correction + team_sum(s);
@@ -190,18 +192,24 @@ void main() {
                 [[unroll]] for (uint i = 0u; i < MAX_DIMS; ++i) acc[h * MAX_DIMS + i] *= c;
             }
         }
+        // Four rows at a time: their weights of one head are one shared load.
         const uint n_rows = min(TILE, end - j0);
-        for (uint r = 0u; r < n_rows; ++r) {
-            const uint vrow = p.v_off + (j0 + r) * p.v_stride;
-            float vals[MAX_DIMS];
-            [[unroll]] for (uint i = 0u; i < MAX_DIMS; ++i) {
-                const uint dim = inv_id + WG * i;
-                vals[i] = dim < hd ? LOAD_V(vrow, kv_col + dim) : 0.0;
+        for (uint r0 = 0u; r0 < n_rows; r0 += 4u) {
+            vec4 vals[MAX_DIMS];
+            [[unroll]] for (uint i = 0u; i < MAX_DIMS; ++i) vals[i] = vec4(0.0);
+            [[unroll]] for (uint rr = 0u; rr < 4u; ++rr) {
+                if (r0 + rr < n_rows) {
+                    const uint vrow = p.v_off + (j0 + r0 + rr) * p.v_stride;
+                    [[unroll]] for (uint i = 0u; i < MAX_DIMS; ++i) {
+                        const uint dim = inv_id + WG * i;
+                        if (dim < hd) vals[i][rr] = LOAD_V(vrow, kv_col + dim);
+                    }
+                }
             }
             [[unroll]] for (uint h = 0u; h < MAX_HEADS; ++h) {
                 if (h < nh) {
-                    const float w = w_sh[h * TILE + r];
-                    [[unroll]] for (uint i = 0u; i < MAX_DIMS; ++i) acc[h * MAX_DIMS + i] += w * vals[i];
+                    const vec4 w = w_sh[(h * TILE + r0) / 4u];
+                    [[unroll]] for (uint i = 0u; i < MAX_DIMS; ++i) acc[h * MAX_DIMS + i] += dot(w, vals[i]);
                 }
             }
         }
