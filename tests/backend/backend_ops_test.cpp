@@ -141,6 +141,54 @@ TEST_P(BackendOps, MatmulOfEveryWeightType) {
     }
 }
 
+// Many block products recorded before the first read, with an expert product in the middle whose activations
+// are larger than all the others together (a backend that stages activations in scratch memory reuses and grows
+// it while earlier products still wait to run).
+TEST_P(BackendOps, ManyBlockProductsBeforeOneRead) {
+    const int64_t rows = 33, cols = 4096, tokens = 8, n = 40, experts = 2, slots = 600;
+    std::vector<reference::Matrix> w_stored(2);
+    const Tensor w[2] = {upload(TensorType::Q4_0, rows, cols, random(rows * cols), &w_stored[0]),
+                         upload(TensorType::Q4_0_ROCMFP4, rows, cols, random(rows * cols), &w_stored[1])};
+    std::vector<int32_t> expert_ids(slots);
+    for (int64_t s = 0; s < slots; ++s) expert_ids[static_cast<size_t>(s)] = static_cast<int32_t>(s % experts);
+    const Tensor ids = output(TensorType::I32, slots, 1);
+    backend_->write(ids, std::as_bytes(std::span(expert_ids)));
+    reference::Matrix we_stored;
+    const int64_t expert_rows = 16;
+    const Tensor we = upload(TensorType::Q8_0, experts * expert_rows, cols, random(experts * expert_rows * cols),
+                             &we_stored);
+    const std::vector<float> xe = random(slots * cols);
+    const Tensor xe_t = upload_f32(slots, cols, xe);
+    const Tensor ye = output(TensorType::F32, slots, expert_rows);
+
+    std::vector<std::vector<float>> xs;
+    std::vector<Tensor> x_t, outs;
+    for (int64_t i = 0; i < n; ++i) {
+        xs.push_back(random(tokens * cols));
+        x_t.push_back(upload_f32(tokens, cols, xs.back()));
+        outs.push_back(output(TensorType::F32, tokens, rows));
+    }
+    for (int64_t i = 0; i < n; ++i) {
+        backend_->matmul(w[i % 2], x_t[static_cast<size_t>(i)], outs[static_cast<size_t>(i)]);
+        if (i == n / 2) backend_->matmul_experts(we, experts, xe_t, ids, ye);
+    }
+    for (int64_t i = 0; i < n; ++i) {
+        const reference::Matrix want =
+            reference::matmul(w_stored[static_cast<size_t>(i % 2)], rows, cols, to_double(xs[static_cast<size_t>(i)]),
+                              tokens);
+        expect_close(download(outs[static_cast<size_t>(i)]), want, 3e-2, ("product " + std::to_string(i)).c_str());
+    }
+    reference::Matrix want(static_cast<size_t>(slots * expert_rows));
+    for (int64_t s = 0; s < slots; ++s)
+        for (int64_t r = 0; r < expert_rows; ++r) {
+            double sum = 0;
+            for (int64_t c = 0; c < cols; ++c)
+                sum += we_stored[((s % experts) * expert_rows + r) * cols + c] * xe[s * cols + c];
+            want[s * expert_rows + r] = sum;
+        }
+    expect_close(download(ye), want, 3e-2, "experts");
+}
+
 TEST_P(BackendOps, MatmulWithBias) {
     const int64_t cols = 64, rows = 8;
     const std::vector<float> w = random(rows * cols), x = random(2 * cols), b = random(rows);

@@ -42,20 +42,22 @@ std::optional<VulkanBackend::Q8Activations> VulkanBackend::quantize_q8_1(const T
     const uint64_t blocks = static_cast<uint64_t>(x.rows) * static_cast<uint64_t>(x.cols / 32);
     const uint64_t needed = (blocks * 40 + 255) / 256 * 256;  // 32 code bytes and (d, s) per block
     if (needed > ctx_->limits().maxStorageBufferRange / 2) return std::nullopt;
-    if (needed > q8_slot_bytes_) {
+    if (needed > q8_capacity_) {
         // Grow by at least half, so that a run of slightly larger calls does not reallocate each time. The old
         // buffer's destructor first runs the work recorded with it.
-        q8_slot_bytes_ = std::max<size_t>(needed, q8_slot_bytes_ + q8_slot_bytes_ / 2);
-        q8_scratch_ = make_buffer(q8_slot_bytes_ * kQ8Slots);
-        q8_next_slot_ = 0;
+        const size_t grown = (q8_capacity_ + q8_capacity_ / 2 + 255) / 256 * 256;
+        q8_capacity_ = std::max<size_t>({needed, grown, kQ8MinBytes});
+        q8_scratch_ = make_buffer(q8_capacity_);
+        q8_next_ = 0;
     }
+    if (q8_next_ + needed > q8_capacity_) q8_next_ = 0;
     Tensor slot;
     slot.buffer = q8_scratch_.get();
-    slot.offset = q8_slot_bytes_ * q8_next_slot_;
+    slot.offset = q8_next_;
     slot.rows = 1;
     slot.cols = static_cast<int64_t>(needed / 4);
     slot.row_stride = needed;
-    q8_next_slot_ = (q8_next_slot_ + 1) % kQ8Slots;
+    q8_next_ += needed;
 
     Q8Activations q;
     q.view = stream_->view(slot);
@@ -114,8 +116,9 @@ void VulkanBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
                     p.x_scales = xq->scales_off;
                     p.row_lanes = matvec_row_lanes(w.cols);
                     const uint64_t rows_per_group = 128 / p.row_lanes;
+                    const uint64_t groups = (static_cast<uint64_t>(slice.rows) + rows_per_group - 1) / rows_per_group;
                     stream_->dispatch("matvec_dot_" + type, {ro(wv), ro(xq->view), rw(ov), ro(bv)}, p,
-                                      linear_grid((static_cast<uint64_t>(slice.rows) + rows_per_group - 1) / rows_per_group));
+                                      linear_grid(groups));
                 } else if (pipelines_->has("matvec_blocks_" + type)) {
                     p.row_lanes = matvec_row_lanes(w.cols);
                     p.x_vec4 = p.x_off % 4 == 0 && p.x_stride % 4 == 0;

@@ -70,8 +70,8 @@ private:
     std::unique_ptr<DeviceBuffer> make_buffer(size_t bytes);
     // `bytes` of attention_scratch_ (the chunks' partial results of attention_split.comp), grown on demand.
     View attention_scratch(size_t bytes);
-    // Activation rows quantized to Q8_1 (kernels/vulkan/quantize_q8_1.comp) in the next slot of the scratch
-    // buffer, for the matvec_dot kernels; nullopt when they would not fit one binding.
+    // Activation rows quantized to Q8_1 (kernels/vulkan/quantize_q8_1.comp) in the next free part of the scratch
+    // ring, for the matvec_dot kernels; nullopt when they would not fit one binding.
     struct Q8Activations {
         View view;
         uint32_t codes_off = 0;       // words
@@ -91,12 +91,12 @@ private:
     // Mat x vec of 4- and 8-bit blocks by integer dot products: the device has them and EMBER_VULKAN_NO_INTEGER_DOT
     // is not set (read once here, so that tests can run both paths on one device).
     bool integer_dot_ = false;
-    // Q8_1 activations: kQ8Slots slots of q8_slot_bytes_, used in turn so that consecutive products need not
-    // wait for each other's reads; grown (never shrunk) on demand.
-    static constexpr uint32_t kQ8Slots = 4;
+    // Q8_1 activations, taken in turn from a ring (a product need not wait for the previous one's reads before
+    // its activations are written: decode's are a few KiB); grown (never shrunk) on demand.
+    static constexpr size_t kQ8MinBytes = size_t{1} << 20;
     std::unique_ptr<DeviceBuffer> q8_scratch_;
-    size_t q8_slot_bytes_ = 0;
-    uint32_t q8_next_slot_ = 0;
+    size_t q8_capacity_ = 0;
+    size_t q8_next_ = 0;  // bytes, a multiple of 256
 };
 
 // Argument checks, reported like the CPU backend's.
