@@ -4,6 +4,7 @@
 //   out = sum_c f_c values_c / sum_c f_c l_c.
 // A chunk that saw no rows has m_c = -inf and adds nothing. At most 128 chunks.
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 layout(local_size_x = 128) in;
 layout(binding = 0) readonly buffer Part { float part[]; };
@@ -39,9 +40,10 @@ void main() {
     const float inv = total > 0.0 ? exact_div(1.0, total) : 0.0;
     for (uint dim = tid; dim < hd; dim += 128u) {
         float s = 0.0;
-        for (uint c = 0u; c < p.n_chunks; ++c) {
-            const float fc = factor[c];
-            if (fc != 0.0) s += fc * part[base + c * slot + dim];
+        for (uint c0 = 0u; c0 < p.n_chunks; c0 += 4u) {  // four loads in flight
+            [[unroll]] for (uint c = c0; c < c0 + 4u; ++c) {
+                if (c < p.n_chunks && factor[c] != 0.0) s += factor[c] * part[base + c * slot + dim];
+            }
         }
         out_f[p.out_off + t * p.out_stride + h * hd + dim] = s * inv;
     }

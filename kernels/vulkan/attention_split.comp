@@ -50,6 +50,7 @@ const uint TEAMS = WG / TEAM;
 const uint TILE = 32u;
 const uint MAX_HEADS = 8u;
 const uint MAX_DIMS = 4u;  // output dims per invocation: head_dim <= 512
+const uint STEPS = 4u;  // 32-element steps of a team over a row whose loads are issued together
 
 #if defined(CACHE_F32)
 vec4 load_k4(uint row, uint k) {
@@ -155,10 +156,21 @@ void main() {
             [[unroll]] for (uint h = 0u; h < MAX_HEADS; ++h) d[h] = 0.0;
             if (j < end) {
                 const uint krow = p.k_off + j * p.k_stride;
-                for (uint e = lane * 4u; e < hd; e += TEAM * 4u) {
-                    const vec4 kv4 = load_k4(krow, kv_col + e);
-                    [[unroll]] for (uint h = 0u; h < MAX_HEADS; ++h) {
-                        if (h < nh) d[h] += dot(kv4, q_sh[(h * hd + e) / 4u]);
+                // STEPS loads in flight before their products: a decode step runs few work groups, which hide
+                // little latency. (Unrolling a whole row costs lavapipe's compiler minutes.)
+                for (uint e0 = lane * 4u; e0 < hd; e0 += STEPS * TEAM * 4u) {
+                    vec4 kv4[STEPS];
+                    [[unroll]] for (uint u = 0u; u < STEPS; ++u) {
+                        const uint e = e0 + TEAM * 4u * u;
+                        kv4[u] = e < hd ? load_k4(krow, kv_col + e) : vec4(0.0);
+                    }
+                    [[unroll]] for (uint u = 0u; u < STEPS; ++u) {
+                        const uint e = e0 + TEAM * 4u * u;
+                        if (e < hd) {
+                            [[unroll]] for (uint h = 0u; h < MAX_HEADS; ++h) {
+                                if (h < nh) d[h] += dot(kv4[u], q_sh[(h * hd + e) / 4u]);
+                            }
+                        }
                     }
                 }
             }
