@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Operations of hybrid (Gated DeltaNet) models on the Vulkan backend: unary activations, per-head L2 norm, the
 // gated RMS norm, the causal convolution with its state, and the gated delta rule.
-#include <cstdlib>
-
 #include "backend/vulkan/vulkan_backend.h"
 
 namespace ember::vulkan {
@@ -23,13 +21,6 @@ struct DeltaPush {
 
 constexpr int kMaxDk = 128;  // delta_rule.comp keeps a state column in registers
 constexpr uint32_t kDeltaLanes = 8;  // invocations per state column of delta_rule_lanes8
-
-// The subgroup size the device reports (its "subgroup N" feature), 0 when it is not listed.
-uint32_t reported_subgroup_size(const DeviceInfo& info) {
-    for (const std::string& f : info.features)
-        if (f.rfind("subgroup ", 0) == 0) return static_cast<uint32_t>(std::strtoul(f.c_str() + 9, nullptr, 10));
-    return 0;
-}
 
 }  // namespace
 

@@ -107,6 +107,8 @@ uint32_t u32(int64_t v);  // throws when a size does not fit the shaders' 32-bit
 uint32_t words(size_t bytes);  // a byte stride of an F32 tensor in floats
 // Invocations per weight row of the matvec_blocks kernels: four per 32-weight block, 8..128.
 uint32_t matvec_row_lanes(int64_t cols);
+// The subgroup size the device reports (its "subgroup N" feature), 0 when it is not listed.
+uint32_t reported_subgroup_size(const DeviceInfo& info);
 // The GGUF name of a type ("q4_0"), which names its shader variants.
 inline std::string type_name(gguf::TensorType t) { return std::string(gguf::traits(t).name); }
 
