@@ -204,24 +204,32 @@ void main() {
                 [[unroll]] for (uint i = 0u; i < MAX_DIMS; ++i) acc[h * MAX_DIMS + i] *= c;
             }
         }
-        // Four rows at a time: their weights of one head are one shared load.
+        // Eight rows at a time: their value loads in flight together, a head's weights in two shared loads.
         const uint n_rows = min(TILE, end - j0);
-        for (uint r0 = 0u; r0 < n_rows; r0 += 4u) {
-            vec4 vals[MAX_DIMS];
-            [[unroll]] for (uint i = 0u; i < MAX_DIMS; ++i) vals[i] = vec4(0.0);
-            [[unroll]] for (uint rr = 0u; rr < 4u; ++rr) {
+        for (uint r0 = 0u; r0 < n_rows; r0 += 8u) {
+            vec4 lo[MAX_DIMS], hi[MAX_DIMS];  // rows r0..r0+3 and r0+4..r0+7
+            [[unroll]] for (uint i = 0u; i < MAX_DIMS; ++i) {
+                lo[i] = vec4(0.0);
+                hi[i] = vec4(0.0);
+            }
+            [[unroll]] for (uint rr = 0u; rr < 8u; ++rr) {
                 if (r0 + rr < n_rows) {
                     const uint vrow = p.v_off + (j0 + r0 + rr) * p.v_stride;
                     [[unroll]] for (uint i = 0u; i < MAX_DIMS; ++i) {
                         const uint dim = inv_id + WG * i;
-                        if (dim < hd) vals[i][rr] = LOAD_V(vrow, kv_col + dim);
+                        if (dim < hd) {
+                            const float x = LOAD_V(vrow, kv_col + dim);
+                            if (rr < 4u) lo[i][rr] = x;
+                            else hi[i][rr - 4u] = x;
+                        }
                     }
                 }
             }
             [[unroll]] for (uint h = 0u; h < MAX_HEADS; ++h) {
                 if (h < nh) {
-                    const vec4 w = w_sh[(h * TILE + r0) / 4u];
-                    [[unroll]] for (uint i = 0u; i < MAX_DIMS; ++i) acc[h * MAX_DIMS + i] += dot(w, vals[i]);
+                    const vec4 w_lo = w_sh[(h * TILE + r0) / 4u], w_hi = w_sh[(h * TILE + r0) / 4u + 1u];
+                    [[unroll]] for (uint i = 0u; i < MAX_DIMS; ++i)
+                        acc[h * MAX_DIMS + i] += dot(w_lo, lo[i]) + dot(w_hi, hi[i]);
                 }
             }
         }
