@@ -47,6 +47,22 @@ float lanes_sum(float x) {
     return x;
 }
 
+// Token t's inputs of column j of value head h (key head kh) for this lane: its rows of k and of q_scale q, and
+// the head's decay, beta and v_j.
+void load_token(uint t, uint h, uint kh, uint j, uint lane, out float kt[ROWS], out float qt[ROWS], out float gt,
+                out float bt, out float vt) {
+    const uint kb = p.k_off + t * p.k_stride + kh * p.d_k;
+    const uint qb = p.q_off + t * p.q_stride + kh * p.d_k;
+    ROW_LOOP for (uint r = 0u; r < ROWS; ++r) {
+        const uint i = lane + NL * r;
+        kt[r] = i < p.d_k ? k[kb + i] : 0.0;
+        qt[r] = i < p.d_k ? q[qb + i] * p.q_scale : 0.0;
+    }
+    gt = g[p.g_off + t * p.g_stride + h];
+    bt = beta_v[p.beta_off + t * p.beta_stride + h];
+    vt = v[p.v_off + t * p.v_stride + h * p.d_v + j];
+}
+
 void main() {
 #if LANES > 1
     // Lanes of a column are neighbours in one subgroup, whatever the subgroup size (>= LANES).
@@ -67,26 +83,23 @@ void main() {
         col[r] = i < p.d_k ? state[s_base + i * p.d_v] : 0.0;
     }
 
+    // Each token's inputs are loaded while the previous token computes (a prefill walks hundreds of tokens).
+    float kn[ROWS], qn[ROWS], gn, bn, vn;
+    load_token(0u, h, kh, j, lane, kn, qn, gn, bn, vn);
     for (uint t = 0u; t < p.tokens; ++t) {
-        const float decay = exp(g[p.g_off + t * p.g_stride + h]);
-        const uint kb = p.k_off + t * p.k_stride + kh * p.d_k;
-        const uint qb = p.q_off + t * p.q_stride + kh * p.d_k;
-        float kr[ROWS];
+        const float kr[ROWS] = kn, qr[ROWS] = qn;
+        const float decay = exp(gn), beta = bn, vj = vn;
+        if (t + 1u < p.tokens) load_token(t + 1u, h, kh, j, lane, kn, qn, gn, bn, vn);
         float d = 0.0;
         ROW_LOOP for (uint r = 0u; r < ROWS; ++r) {
-            const uint i = lane + NL * r;
-            kr[r] = i < p.d_k ? k[kb + i] : 0.0;
             col[r] *= decay;
             d += col[r] * kr[r];
         }
-        d = lanes_sum(d);
-        const float beta = beta_v[p.beta_off + t * p.beta_stride + h];
-        d = beta * (v[p.v_off + t * p.v_stride + h * p.d_v + j] - d);
+        d = beta * (vj - lanes_sum(d));
         float o = 0.0;
         ROW_LOOP for (uint r = 0u; r < ROWS; ++r) {
-            const uint i = lane + NL * r;
             col[r] += kr[r] * d;
-            if (i < p.d_k) o += col[r] * (q[qb + i] * p.q_scale);
+            o += col[r] * qr[r];
         }
         o = lanes_sum(o);
         if (lane == 0u) out_f[p.out_off + t * p.out_stride + h * p.d_v + j] = o;
