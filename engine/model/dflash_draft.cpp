@@ -35,12 +35,20 @@ public:
     int64_t capacity() const override { return n_ctx_; }
     int64_t position() const override { return context_; }
     size_t memory_bytes() const override { return cache_.bytes() + arena_.bytes(); }
-    int64_t truncate(int64_t n) override { return context_ = std::clamp<int64_t>(n, 0, context_); }
+    int64_t truncate(int64_t n) override {
+        context_ = std::clamp<int64_t>(n, 0, context_);
+        while (!cell_position.empty() && cell_position.back() >= context_) cell_position.pop_back();
+        return context_;
+    }
+    int64_t cells() const { return static_cast<int64_t>(cell_position.size()); }
 
     const KvCache& cache() const { return cache_; }
     int64_t batch() const { return batch_; }
-    int64_t context_ = 0;  // context rows [0, context_) hold injected features
-    std::vector<int32_t> positions, visible;
+    // The context may have gaps (rows the session chose not to hand over): cache cell i holds the injected row
+    // at position cell_position[i] (increasing), RoPE'd at that position; context_ is one past the last of them.
+    int64_t context_ = 0;
+    std::vector<int32_t> cell_position;
+    std::vector<int32_t> positions, cells_of_batch, visible;
     Tensor features, g, x, h, q_, k, v, attn, gate, up, logits;
 
 private:
@@ -99,8 +107,8 @@ void DFlashDraft::inject(SequenceState& base, std::span<const float> features, i
     const int64_t width = static_cast<int64_t>(info_.target_layers.size()) * e;
     const int64_t total = static_cast<int64_t>(features.size()) / width;
     if (static_cast<int64_t>(features.size()) != total * width) throw Error("dflash: feature rows of the wrong width");
-    if (first > st.context_) throw Error("dflash: context rows must arrive in order");
-    if (first + total > st.capacity()) throw Error("dflash: context full");
+    st.truncate(first);  // rows at and after `first` are replaced; rows before it may be missing (a gap)
+    if (st.cells() + total > st.capacity()) throw Error("dflash: context full");
     Backend& be = backend_;
     for (int64_t done = 0; done < total; done += st.batch()) {
         const int64_t n = std::min(st.batch(), total - done);
@@ -111,7 +119,11 @@ void DFlashDraft::inject(SequenceState& base, std::span<const float> features, i
         be.matmul(w_.fc, f, g);
         be.rms_norm(g, w_.enc_norm, info_.eps, g);
         st.positions.resize(static_cast<size_t>(n));
-        for (int64_t i = 0; i < n; ++i) st.positions[static_cast<size_t>(i)] = static_cast<int32_t>(first + done + i);
+        st.cells_of_batch.resize(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) {
+            st.positions[static_cast<size_t>(i)] = static_cast<int32_t>(first + done + i);
+            st.cells_of_batch[static_cast<size_t>(i)] = static_cast<int32_t>(st.cells() + i);
+        }
         for (size_t il = 0; il < w_.layers.size(); ++il) {
             const LlamaLayer& l = w_.layers[il];
             // No attn_norm for injected rows (§3.3 step 3): K = RoPE(k_norm(W_k g)), V = W_v g.
@@ -119,8 +131,9 @@ void DFlashDraft::inject(SequenceState& base, std::span<const float> features, i
             be.matmul(l.wv, g, v, l.bv ? &*l.bv : nullptr);
             be.rms_norm(k.reshaped(hd), *l.k_norm, info_.eps, k.reshaped(hd));
             be.rope(k, static_cast<int>(hd), st.positions, rope_);
-            be.store_kv(k, v, st.cache().k(il), st.cache().v(il), st.positions);
+            be.store_kv(k, v, st.cache().k(il), st.cache().v(il), st.cells_of_batch);
         }
+        st.cell_position.insert(st.cell_position.end(), st.positions.begin(), st.positions.end());
     }
     st.context_ = first + total;
 }
@@ -130,13 +143,18 @@ std::vector<int32_t> DFlashDraft::draft(SequenceState& base, int32_t last, int64
     auto& st = static_cast<DFlashState&>(base);
     const int64_t block = info_.block_size, hd = info_.head_dim;
     n = static_cast<int>(std::clamp<int64_t>(n, 0, block - 1));
-    if (n == 0 || st.context_ != position || position + block > st.capacity() + block) return {};
+    if (n == 0 || st.context_ != position || st.cells() + block > st.capacity() + block) return {};
     Backend& be = backend_;
     std::vector<int32_t> tokens(static_cast<size_t>(block), info_.mask_token);
     tokens[0] = last;
+    const int64_t first_cell = st.cells();
     st.positions.resize(static_cast<size_t>(block));
-    st.visible.assign(static_cast<size_t>(block), static_cast<int32_t>(position + block - 1));  // bidirectional
-    for (int64_t i = 0; i < block; ++i) st.positions[static_cast<size_t>(i)] = static_cast<int32_t>(position + i);
+    st.cells_of_batch.resize(static_cast<size_t>(block));
+    st.visible.assign(static_cast<size_t>(block), static_cast<int32_t>(first_cell + block - 1));  // bidirectional
+    for (int64_t i = 0; i < block; ++i) {
+        st.positions[static_cast<size_t>(i)] = static_cast<int32_t>(position + i);
+        st.cells_of_batch[static_cast<size_t>(i)] = static_cast<int32_t>(first_cell + i);
+    }
     const Tensor x = st.x.row_range(0, block), h = st.h.row_range(0, block), q = st.q_.row_range(0, block),
                  k = st.k.row_range(0, block), v = st.v.row_range(0, block), a = st.attn.row_range(0, block),
                  gate = st.gate.row_range(0, block), up = st.up.row_range(0, block);
@@ -154,8 +172,8 @@ std::vector<int32_t> DFlashDraft::draft(SequenceState& base, int32_t last, int64
         be.rope(q, static_cast<int>(hd), st.positions, rope_);
         be.rope(k, static_cast<int>(hd), st.positions, rope_);
         // The block's cells sit after the context; the next injection overwrites them.
-        be.store_kv(k, v, st.cache().k(il), st.cache().v(il), st.positions);
-        be.attention(q, st.cache().k(il), st.cache().v(il), position + block, st.visible, ap, a);
+        be.store_kv(k, v, st.cache().k(il), st.cache().v(il), st.cells_of_batch);
+        be.attention(q, st.cache().k(il), st.cache().v(il), first_cell + block, st.visible, ap, a);
         be.matmul(l.wo, a, h, w_.bo[il] ? &*w_.bo[il] : nullptr);
         be.add(x, h, x);
         be.rms_norm(x, l.ffn_norm, info_.eps, h);

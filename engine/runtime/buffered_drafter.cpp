@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Drafters see every row the target processes, but while the controller decodes plainly nobody asks them for
 // drafts. Rows are therefore kept here and handed over in one batch when a draft is asked for (or when many have
-// gathered), so plain steps cost a copy instead of a draft forward each. A drafter whose context may have gaps (the
-// MTP head restarts its context after one) keeps only the latest rows: after a long plain stretch a probe then
-// costs a short batch, not one as long as the stretch.
+// gathered), so plain steps cost a copy instead of a draft forward each. While the context is limited (drafts have
+// stopped agreeing) only the latest rows are kept: after a long plain stretch a probe then costs a short batch, not
+// one as long as the stretch, and a draft that never agrees costs next to nothing between probes.
 #include "runtime/drafter.h"
+
+#include <algorithm>
 
 namespace ember::runtime {
 
@@ -13,8 +15,9 @@ namespace {
 
 class BufferedDrafter final : public Drafter {
 public:
-    BufferedDrafter(std::unique_ptr<Drafter> inner, int64_t max_rows, bool keep_latest)
-        : inner_(std::move(inner)), max_rows_(max_rows), keep_latest_(keep_latest) {}
+    BufferedDrafter(std::unique_ptr<Drafter> inner, int64_t flush_rows, int64_t window_rows, bool limited)
+        : inner_(std::move(inner)), flush_rows_(std::max<int64_t>(flush_rows, 1)),
+          window_rows_(std::max<int64_t>(window_rows, 1)), limited_(limited) {}
 
     std::string_view method() const override { return inner_->method(); }
     int max_draft() const override { return inner_->max_draft(); }
@@ -30,9 +33,14 @@ public:
         tokens_.insert(tokens_.end(), rows.tokens.begin(), rows.tokens.end());
         hidden_.insert(hidden_.end(), rows.hidden.begin(), rows.hidden.end());
         features_.insert(features_.end(), rows.features.begin(), rows.features.end());
-        if (static_cast<int64_t>(tokens_.size()) < max_rows_) return;
-        if (keep_latest_) drop_oldest(tokens_.size() - static_cast<size_t>(max_rows_ / 2));
-        else flush();
+        const auto pending = static_cast<int64_t>(tokens_.size());
+        if (limited_ && pending >= 2 * window_rows_) drop_oldest(static_cast<size_t>(pending - window_rows_));
+        else if (!limited_ && pending >= flush_rows_) flush();
+    }
+
+    void limit_context(bool limited) override {
+        limited_ = limited;
+        inner_->limit_context(limited);
     }
 
     std::vector<int32_t> draft(int32_t last, int64_t position, int n) override {
@@ -81,8 +89,9 @@ private:
     }
 
     std::unique_ptr<Drafter> inner_;
-    int64_t max_rows_;
-    bool keep_latest_;
+    int64_t flush_rows_;
+    int64_t window_rows_;
+    bool limited_;
     int64_t first_ = 0;
     std::vector<int32_t> tokens_;
     std::vector<float> hidden_, features_;
@@ -90,8 +99,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Drafter> buffer_observations(std::unique_ptr<Drafter> inner, int64_t max_rows, bool keep_latest) {
-    return std::make_unique<BufferedDrafter>(std::move(inner), max_rows, keep_latest);
+std::unique_ptr<Drafter> buffer_observations(std::unique_ptr<Drafter> inner, int64_t flush_rows, int64_t window_rows,
+                                             bool limited_at_start) {
+    return std::make_unique<BufferedDrafter>(std::move(inner), flush_rows, window_rows, limited_at_start);
 }
 
 }  // namespace ember::runtime

@@ -20,8 +20,8 @@ public:
     size_t memory_bytes() const override { return state_->memory_bytes(); }
 
     void observe(const TargetRows& rows) override {
-        if (rows.tokens.empty() || rows.first_position > state_->position()) return;  // a gap: wait for a reset
-        draft_.inject(*state_, rows.features, rows.first_position);
+        if (rows.tokens.empty()) return;
+        draft_.inject(*state_, rows.features, rows.first_position);  // rows before first_position may be missing
     }
 
     std::vector<int32_t> draft(int32_t last, int64_t position, int n) override {

@@ -36,6 +36,9 @@ public:
     virtual std::vector<int32_t> draft(int32_t last, int64_t position, int n) = 0;
     // The target forgot positions >= n.
     virtual void truncate(int64_t n) = 0;
+    // Whether rows may be left out of the drafter's context (it then has gaps): the session allows it after a draft
+    // that agreed with nothing, when handing every row over costs time that drafting does not win back.
+    virtual void limit_context(bool limited) { (void)limited; }
     virtual size_t memory_bytes() const = 0;
 };
 
@@ -47,9 +50,10 @@ std::unique_ptr<Drafter> make_mtp_drafter(const MtpHead& head, int64_t n_ctx, in
 // drafts a whole block.
 std::unique_ptr<Drafter> make_dflash_drafter(const DraftModel& draft, int64_t n_ctx);
 
-// Wraps a drafter so that observed rows are handed over in batches, when a draft is asked for. At max_rows pending
-// rows it hands them over (keep_latest false) or forgets the older half (keep_latest true: drafters that cope
-// with gaps in their context).
-std::unique_ptr<Drafter> buffer_observations(std::unique_ptr<Drafter> inner, int64_t max_rows, bool keep_latest);
+// Wraps a drafter (one that copes with gaps in its context) so that observed rows are handed over in batches, when
+// a draft is asked for. With a full context, flush_rows pending rows are handed over at once; with a limited one
+// (limit_context(true), or limited_at_start) only the latest window_rows..2*window_rows rows are kept.
+std::unique_ptr<Drafter> buffer_observations(std::unique_ptr<Drafter> inner, int64_t flush_rows, int64_t window_rows,
+                                             bool limited_at_start);
 
 }  // namespace ember::runtime

@@ -72,9 +72,10 @@ void LoadedModel::load_dflash(const LoadOptions& options) {
 std::unique_ptr<runtime::Drafter> LoadedModel::make_drafter(int64_t n_ctx) const {
     if (speculation_ == "mtp")
         return runtime::buffer_observations(runtime::make_mtp_drafter(*model_->mtp(), n_ctx, model_->info().n_embd),
-                                            32, true);
+                                            32, 16, true);
+    // A DFlash draft conditions on the whole context (the prompt included) until its drafts stop agreeing.
     if (speculation_ == "dflash")
-        return runtime::buffer_observations(runtime::make_dflash_drafter(*dflash_, n_ctx), 256, false);
+        return runtime::buffer_observations(runtime::make_dflash_drafter(*dflash_, n_ctx), 256, 16, false);
     return nullptr;
 }
 

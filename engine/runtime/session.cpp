@@ -202,6 +202,7 @@ GenerationResult Session::run(std::span<const int32_t> prompt, const GenerationO
             break;
         }
         controller->record_speculative(static_cast<int>(drafts.size()), accepted, draft_seconds, verify_seconds);
+        drafter_->limit_context(accepted == 0);
         result.stats.draft_steps += 1;
         result.stats.drafted_tokens += static_cast<int64_t>(drafts.size());
         result.stats.accepted_tokens += accepted;

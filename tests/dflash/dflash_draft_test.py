@@ -26,10 +26,11 @@ PROMPT = [72, 101, 108, 108, 111, 44, 32, 119, 111, 114, 108, 100, 33, 10, 5, 20
 QUANTIZED = {"draft-qwen3-b16.gguf", "draft-qwen35moe-b16.gguf"}
 
 
-def probe(target, draft, out, n, batch=0):
+def probe(target, draft, out, n, batch=0, gap=None):
     out.mkdir(parents=True, exist_ok=True)
+    extra = ["--gap", str(gap[0]), str(gap[1])] if gap else []
     subprocess.run([BIN / "dflash_probe", str(target), str(draft), str(out), ",".join(map(str, PROMPT)), str(n),
-                    "--batch", str(batch)], check=True, capture_output=True)
+                    "--batch", str(batch)] + extra, check=True, capture_output=True)
     got = {p.stem: np.fromfile(p, dtype=np.float32) for p in out.glob("*.f32")}
     got["tokens"] = [int(t) for t in (out / "draft_tokens.txt").read_text().split()]
     return got
@@ -63,6 +64,26 @@ def test_draft_matches_the_reference(case, layout, batch, tmp_path):
         assert got["tokens"] == tokens
     # Drafting leaves the injected context as it was.
     np.testing.assert_array_equal(got["again_logits"], got["draft_logits"])
+
+
+@pytest.mark.parametrize("gap", [(3, 9), (0, 12)])
+def test_a_context_with_a_gap_matches_the_reference(case, gap, tmp_path):
+    # The session leaves rows out of the draft's context while drafts do not agree: the draft then attends to the
+    # rows it has, each at its own position.
+    name, entry, n, features, _, _ = case
+    last = len(PROMPT) - 1
+    kept = np.array([p for p in range(last) if not gap[0] <= p < gap[1]])
+    ref = dr.DFlashReference(FIXTURES / name)
+    logits, tokens = ref.draft(features[kept], kept, PROMPT[last], last, n)
+    got = probe(FIXTURES / name, FIXTURES / name, tmp_path, n, 5, gap)
+    got_logits = got["draft_logits"].reshape(logits.shape)
+    if entry["draft"] in QUANTIZED:
+        assert mean_kl(logits, got_logits) < 1e-3
+    else:
+        assert rel_error(got_logits, logits) < 1e-4
+        assert got["tokens"] == tokens
+    full = probe(FIXTURES / name, FIXTURES / name, tmp_path / "full", n, 5)
+    assert not np.array_equal(full["draft_logits"], got["draft_logits"])  # the gap did change what the draft saw
 
 
 def test_shorter_drafts_are_a_prefix_of_longer_ones_on_the_agreeing_pair(tmp_path):

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Test tool for dflash_draft_test.py: runs a DFlash draft through the engine and writes raw float32 results for
 // comparison with tests/reference/dflash_reference.py.
-//   dflash_probe TARGET DRAFT OUT_DIR TOKENS N [--batch B]
+//   dflash_probe TARGET DRAFT OUT_DIR TOKENS N [--batch B] [--gap A B]
 // DRAFT is a drafted file (it may equal TARGET) or a standalone draft. The target runs tokens[0..T-1) (B at a time)
 // and every chunk's features are injected into the draft; the draft then proposes N tokens after tokens[T-1] at
 // position T-1. Writes OUT_DIR/features.f32 ([T-1, taps * n_embd]), draft_logits.f32 ([N+1, n_vocab]),
 // draft_tokens.txt, and again_logits.f32: the same draft asked a second time (drafting must not change the
-// context).
+// context). With --gap A B the rows at positions A..B-1 are left out of the draft's context (features.f32 still
+// holds every row).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -44,8 +45,14 @@ int main(int argc, char** argv) {
     try {
         const std::vector<int32_t> tokens = parse_tokens(argv[4]);
         const int n = std::stoi(argv[5]);
-        int64_t batch = 0;
-        if (argc >= 8 && std::string(argv[6]) == "--batch") batch = std::stoll(argv[7]);
+        int64_t batch = 0, gap_begin = 0, gap_end = 0;
+        for (int i = 6; i + 1 < argc; ++i) {
+            if (std::string(argv[i]) == "--batch") batch = std::stoll(argv[++i]);
+            else if (std::string(argv[i]) == "--gap" && i + 2 < argc) {
+                gap_begin = std::stoll(argv[++i]);
+                gap_end = std::stoll(argv[++i]);
+            }
+        }
         const ember::gguf::File target_file = ember::gguf::File::open(argv[1]);
         const bool same = std::filesystem::equivalent(argv[1], argv[2]);
         std::optional<ember::gguf::File> separate;
@@ -69,7 +76,17 @@ int main(int argc, char** argv) {
             r.capture_layers = draft->target_layers();
             r.captured = &captured;
             target->forward(*target_state, r, logits);
-            draft->inject(*draft_state, captured, first);
+            const int64_t width = static_cast<int64_t>(captured.size() / chunk.size());
+            // The parts of the chunk outside the gap, each injected at its own first position.
+            const int64_t end = first + static_cast<int64_t>(chunk.size());
+            for (const auto& [a, b] : {std::pair{first, std::min(end, std::max(first, gap_begin))},
+                                      std::pair{std::max(first, std::min(end, gap_end)), end}}) {
+                if (a >= b) continue;
+                draft->inject(*draft_state,
+                              std::span<const float>(captured).subspan(static_cast<size_t>((a - first) * width),
+                                                                       static_cast<size_t>((b - a) * width)),
+                              a);
+            }
             features.insert(features.end(), captured.begin(), captured.end());
         }
         std::vector<float> draft_logits, again_logits;
