@@ -22,8 +22,8 @@ for pair in agree never; do
   done
 done
 # Adaptive drafting over a long answer with a draft that never agrees: the probes' whole cost.
-bench -m "$out/fixtures/wide-echo-never-drafted.gguf" -p 64 -n 880 -r 3 >"$out/wide-never-long.json"
-bench -m "$out/mid.gguf" -p 128 -n 128 -r 3 --verify-curve 16 >"$out/mid-mtp.json"
+bench -m "$out/fixtures/wide-echo-never-drafted.gguf" -p 64 -n 880 -r 7 >"$out/wide-never-long.json"
+bench -m "$out/mid.gguf" -p 128 -n 256 -r 3 --verify-curve 16 >"$out/mid-mtp.json"
 python3 - "$out" <<'PY'
 import json, sys
 from pathlib import Path

@@ -5,7 +5,8 @@
 #   1. the two ≈ 19 GB full-shape files are generated in the background (tests/bench/h200_bench.sh generate);
 #   2. meanwhile, in four lanes: the op suite on Vulkan and CUDA, gpu_backend_test and gpu_model_test (CUDA);
 #      gpu_logits_test (Vulkan and CUDA against the CPU backend); gpu_speculative_test on Vulkan; on CUDA;
-#   3. the benchmarks (tests/bench/h200_bench.sh run), until DEADLINE seconds after the start.
+#   3. the benchmarks (tests/bench/h200_bench.sh run), until DEADLINE seconds after the start;
+#   4. a per-shader GPU profile of Vulkan decode (EMBER_VULKAN_PROFILE=1) on the STRIX file.
 # Carried (device tool `carry`): .gpurun (bin.tar.xz: ember-cli and the test binaries; fixtures.tar.xz: the test
 # fixtures; libs.tar.xz: Debian 12's libicuuc/libicudata 72 and libpcre2-8, which the binaries need and the device
 # image may lack; the gguf wheel) and .gl (the Vulkan loader .debs, as the device notes describe).
@@ -90,6 +91,12 @@ ls -la /tmp/models
 BENCH_DEADLINE=$((deadline - 15)) bash tests/bench/h200_bench.sh run "$bin" /tmp/models "$work/bench" 2>&1 |
     tee "$logs/bench.log"
 cp "$work/bench/summary.txt" "$work/bench/summary.json" "$out/" 2>/dev/null
+# 4. Where Vulkan decode spends its GPU time: GPU time per shader (EMBER_VULKAN_PROFILE) over 64 decode steps.
+if [ -f /tmp/models/strix.gguf ] && [ "$(date +%s)" -lt $((deadline - 40)) ]; then
+    EMBER_VULKAN_PROFILE=1 timeout $((deadline - $(date +%s) - 5)) "$bin/ember-cli" bench -m /tmp/models/strix.gguf \
+        --backend vulkan -p 8 -n 64 -r 1 --speculation off >"$out/vulkan_decode_profile.txt" 2>&1
+    head -40 "$out/vulkan_decode_profile.txt"
+fi
 cp -r "$work/bench" "$logs/"
 pack
 echo "done after $(($(date +%s) - start)) s"
