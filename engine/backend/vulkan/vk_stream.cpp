@@ -12,6 +12,7 @@ namespace ember::vulkan {
 namespace {
 
 constexpr size_t kArenaBytes = size_t{64} << 20;
+constexpr uint32_t kDispatchesPerSubmit = 96;
 
 }  // namespace
 
@@ -30,11 +31,6 @@ Stream::Stream(const Context& ctx, Pipelines& pipelines) : ctx_(ctx), pipelines_
     pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     pci.queueFamilyIndex = ctx.queue_family();
     check(vk.vkCreateCommandPool(ctx.device(), &pci, nullptr, &pool_), "vkCreateCommandPool");
-    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    ai.commandPool = pool_;
-    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    ai.commandBufferCount = 1;
-    check(vk.vkAllocateCommandBuffers(ctx.device(), &ai, &cmd_), "vkAllocateCommandBuffers");
     VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     check(vk.vkCreateFence(ctx.device(), &fci, nullptr, &fence_), "vkCreateFence");
     alignment_ = std::max<size_t>(16, ctx.limits().minStorageBufferOffsetAlignment);
@@ -101,12 +97,37 @@ View Stream::upload(const void* data, size_t bytes) {
 
 void Stream::begin() {
     if (recording_) return;
+    if (used_cmds_ == cmds_.size()) {
+        VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+        ai.commandPool = pool_;
+        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ai.commandBufferCount = 1;
+        VkCommandBuffer fresh = VK_NULL_HANDLE;
+        check(ctx_.api().vkAllocateCommandBuffers(ctx_.device(), &ai, &fresh), "vkAllocateCommandBuffers");
+        cmds_.push_back(fresh);
+    }
+    cmd_ = cmds_[used_cmds_++];
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     check(ctx_.api().vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
     recording_ = true;
     bound_ = VK_NULL_HANDLE;
+    dispatches_in_cmd_ = 0;
     if (profiler_) profiler_->begin(cmd_);
+}
+
+void Stream::submit_partial() {
+    // The hazards recorded so far stay: a barrier in the next buffer also orders it after this submission's
+    // commands (barriers cover everything earlier in submission order on the queue). The upload arena is not
+    // reused before finish() waits for everything.
+    const Api& vk = ctx_.api();
+    check(vk.vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd_;
+    check(vk.vkQueueSubmit(ctx_.queue(), 1, &si, VK_NULL_HANDLE), "vkQueueSubmit");
+    recording_ = false;
+    begin();
 }
 
 void Stream::full_barrier() {
@@ -165,6 +186,8 @@ void Stream::dispatch(const std::string& pipeline, std::initializer_list<Arg> ar
     vk.vkCmdPushConstants(cmd_, pipelines_.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
                           static_cast<uint32_t>(push_bytes), push);
     vk.vkCmdDispatch(cmd_, grid.x, grid.y, grid.z);
+    // With a profiler every submission is waited for, so that its timestamps can be read before the pool resets.
+    if (++dispatches_in_cmd_ >= kDispatchesPerSubmit && !profiler_) submit_partial();
     if (profiler_)
         profiler_->after_dispatch(cmd_, pipeline + " " + std::to_string(uint64_t{grid.x} * grid.y * grid.z) + "g");
 }
@@ -241,10 +264,12 @@ void Stream::finish() {
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cmd_;
     check(vk.vkQueueSubmit(ctx_.queue(), 1, &si, fence_), "vkQueueSubmit");
+    // The fence's signal covers every command earlier in submission order, the partial submissions included.
     check(vk.vkWaitForFences(ctx_.device(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
     check(vk.vkResetFences(ctx_.device(), 1, &fence_), "vkResetFences");
     if (profiler_) profiler_->collect();
-    check(vk.vkResetCommandBuffer(cmd_, 0), "vkResetCommandBuffer");
+    for (size_t i = 0; i < used_cmds_; ++i) check(vk.vkResetCommandBuffer(cmds_[i], 0), "vkResetCommandBuffer");
+    used_cmds_ = 0;
     arena_used_ = 0;
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The command stream of the Vulkan backend. Operations are recorded into one command buffer as they are called
-// and submitted together at a sync point (a read, synchronize(), a full upload arena), so a forward pass costs
-// one submission, not one per operation. A barrier goes in only where a dispatch touches a buffer that an
+// The command stream of the Vulkan backend. Operations are recorded into command buffers as they are called; every
+// kDispatchesPerSubmit dispatches the buffer so far is submitted without waiting (the GPU starts on the first
+// layers while the host records the rest), and at a sync point (a read, synchronize(), a full upload arena) the
+// last one is submitted and waited for. A forward pass thus costs a few submissions, not one per operation. A barrier goes in only where a dispatch touches a buffer that an
 // earlier, unbarriered dispatch wrote (or writes one it read). Small host data an operation needs (token ids,
 // positions, rope tables, writes) goes through a mapped upload arena that lives until the submission completes.
 #pragma once
@@ -79,6 +80,7 @@ public:
 
 private:
     void begin();
+    void submit_partial();  // submits the commands so far without waiting; recording goes on in a fresh buffer
     void full_barrier();
     struct Range {
         VkBuffer buffer;
@@ -91,7 +93,10 @@ private:
     const Context& ctx_;
     Pipelines& pipelines_;
     VkCommandPool pool_ = VK_NULL_HANDLE;
-    VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+    VkCommandBuffer cmd_ = VK_NULL_HANDLE;  // the one being recorded: cmds_[used_cmds_ - 1]
+    std::vector<VkCommandBuffer> cmds_;
+    size_t used_cmds_ = 0;
+    uint32_t dispatches_in_cmd_ = 0;
     VkFence fence_ = VK_NULL_HANDLE;
     bool recording_ = false;
     VkPipeline bound_ = VK_NULL_HANDLE;
