@@ -36,6 +36,15 @@ def probe(target, draft, out, n, batch=0, gap=None):
     return got
 
 
+def assert_matches(entry, got, logits, tokens):
+    got_logits = got["draft_logits"].reshape(logits.shape)
+    if entry["draft"] in QUANTIZED:
+        assert mean_kl(logits, got_logits) < 1e-3
+    else:
+        assert rel_error(got_logits, logits) < 1e-4
+        assert got["tokens"] == tokens
+
+
 @pytest.fixture(scope="module", params=sorted(MANIFEST))
 def case(request):
     name = request.param
@@ -56,12 +65,7 @@ def test_draft_matches_the_reference(case, layout, batch, tmp_path):
     draft = FIXTURES / (name if layout == "drafted" else entry["draft"])
     got = probe(target, draft, tmp_path, n, batch)
     assert rel_error(got["features"].reshape(features.shape), features) < 1e-4
-    got_logits = got["draft_logits"].reshape(logits.shape)
-    if entry["draft"] in QUANTIZED:
-        assert mean_kl(logits, got_logits) < 1e-3
-    else:
-        assert rel_error(got_logits, logits) < 1e-4
-        assert got["tokens"] == tokens
+    assert_matches(entry, got, logits, tokens)
     # Drafting leaves the injected context as it was.
     np.testing.assert_array_equal(got["again_logits"], got["draft_logits"])
 
@@ -76,12 +80,7 @@ def test_a_context_with_a_gap_matches_the_reference(case, gap, tmp_path):
     ref = dr.DFlashReference(FIXTURES / name)
     logits, tokens = ref.draft(features[kept], kept, PROMPT[last], last, n)
     got = probe(FIXTURES / name, FIXTURES / name, tmp_path, n, 5, gap)
-    got_logits = got["draft_logits"].reshape(logits.shape)
-    if entry["draft"] in QUANTIZED:
-        assert mean_kl(logits, got_logits) < 1e-3
-    else:
-        assert rel_error(got_logits, logits) < 1e-4
-        assert got["tokens"] == tokens
+    assert_matches(entry, got, logits, tokens)
     full = probe(FIXTURES / name, FIXTURES / name, tmp_path / "full", n, 5)
     assert not np.array_equal(full["draft_logits"], got["draft_logits"])  # the gap did change what the draft saw
 

@@ -12,12 +12,6 @@ namespace ember::vulkan {
 
 namespace {
 
-struct MatmulPush {
-    uint32_t w_off, w_stride, x_off, x_stride, out_off, out_stride, cols, rows, tokens, bias_off, has_bias;
-    uint32_t ids_off, ids_stride, k, expert_rows, per_slot;  // matmul_experts only
-    uint32_t row_lanes, x_vec4;                               // matvec_blocks only
-    uint32_t x_scales;  // matvec_dot only: x_off and x_stride then address Q8_1 codes (words, blocks)
-};
 
 struct QuantizePush {
     uint32_t x_off, x_stride, rows, cols, q_off, d_off;
@@ -31,11 +25,20 @@ constexpr int64_t kMatvecMaxTokens = 8;
 
 }  // namespace
 
-uint32_t matvec_row_lanes(int64_t cols) {
+uint64_t VulkanBackend::block_matvec_groups(MatvecPush& p, int64_t cols, int64_t rows, const Q8Activations* xq) {
+    // Four invocations per 32-weight block, 8 to 128 per row.
     const int64_t quarters = 4 * std::max<int64_t>(1, cols / 32);
-    uint32_t lanes = 8;
-    while (lanes < 128 && lanes < quarters) lanes *= 2;
-    return lanes;
+    p.row_lanes = 8;
+    while (p.row_lanes < 128 && p.row_lanes < quarters) p.row_lanes *= 2;
+    if (xq) {
+        p.x_off = xq->codes_off;
+        p.x_stride = xq->blocks_per_row;
+        p.x_scales = xq->scales_off;
+    } else {
+        p.x_vec4 = p.x_off % 4 == 0 && p.x_stride % 4 == 0;
+    }
+    const uint64_t rows_per_group = 128 / p.row_lanes;
+    return (static_cast<uint64_t>(rows) + rows_per_group - 1) / rows_per_group;
 }
 
 std::optional<VulkanBackend::Q8Activations> VulkanBackend::quantize_q8_1(const Tensor& x) {
@@ -96,7 +99,7 @@ void VulkanBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
         for (int64_t t0 = 0; t0 < x.rows;) {
             const bool matvec = x.rows <= kMatvecMaxTokens;
             const int64_t n = matvec ? x.rows : x.rows - t0;
-            MatmulPush p{};
+            MatvecPush p{};
             p.w_off = wv.inner;
             p.w_stride = u32(static_cast<int64_t>(w.row_stride));
             p.x_off = xv.words() + words(x.row_stride) * u32(t0);
@@ -111,20 +114,12 @@ void VulkanBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
             const std::initializer_list<Arg> args = {ro(wv), ro(xv), rw(ov), ro(bv)};
             if (matvec) {
                 if (xq) {
-                    p.x_off = xq->codes_off;
-                    p.x_stride = xq->blocks_per_row;
-                    p.x_scales = xq->scales_off;
-                    p.row_lanes = matvec_row_lanes(w.cols);
-                    const uint64_t rows_per_group = 128 / p.row_lanes;
-                    const uint64_t groups = (static_cast<uint64_t>(slice.rows) + rows_per_group - 1) / rows_per_group;
+                    const uint64_t groups = block_matvec_groups(p, w.cols, slice.rows, &*xq);
                     stream_->dispatch("matvec_dot_" + type, {ro(wv), ro(xq->view), rw(ov), ro(bv)}, p,
                                       linear_grid(groups));
                 } else if (pipelines_->has("matvec_blocks_" + type)) {
-                    p.row_lanes = matvec_row_lanes(w.cols);
-                    p.x_vec4 = p.x_off % 4 == 0 && p.x_stride % 4 == 0;
-                    const uint64_t rows_per_group = 128 / p.row_lanes;
-                    stream_->dispatch("matvec_blocks_" + type, args, p,
-                                      linear_grid((static_cast<uint64_t>(slice.rows) + rows_per_group - 1) / rows_per_group));
+                    const uint64_t groups = block_matvec_groups(p, w.cols, slice.rows, nullptr);
+                    stream_->dispatch("matvec_blocks_" + type, args, p, linear_grid(groups));
                 } else
                     stream_->dispatch("matvec_" + type, args, p, linear_grid(static_cast<uint64_t>(slice.rows)));
             } else {

@@ -11,12 +11,6 @@ struct MoePush {
     uint32_t mode, src_off, src_stride, ids_off, ids_stride, w_off, w_stride, out_off, out_stride, rows, cols, k;
 };
 
-struct ExpertsPush {
-    uint32_t w_off, w_stride, x_off, x_stride, out_off, out_stride, cols, rows, tokens, bias_off, has_bias;
-    uint32_t ids_off, ids_stride, k, expert_rows, per_slot;
-    uint32_t row_lanes, x_vec4;  // experts_blocks only
-    uint32_t x_scales;           // experts_dot only: x_off and x_stride then address Q8_1 codes (words, blocks)
-};
 
 }  // namespace
 
@@ -50,7 +44,7 @@ void VulkanBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Ten
     require(n_tokens * k <= 65535, "matmul_experts: too many slots in one batch");
     const std::string type = type_name(w.type);
     const View wv = stream_->view(w), xv = stream_->view(x), ov = stream_->view(out), iv = stream_->view(ids);
-    ExpertsPush p{};
+    MatvecPush p{};
     p.w_off = wv.inner;
     p.w_stride = u32(static_cast<int64_t>(w.row_stride));
     p.x_off = xv.words();
@@ -71,19 +65,12 @@ void VulkanBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Ten
     std::optional<Q8Activations> xq;
     if (integer_dot_ && pipelines_->has("experts_dot_" + type)) xq = quantize_q8_1(x);
     if (xq) {
-        p.x_off = xq->codes_off;
-        p.x_stride = xq->blocks_per_row;
-        p.x_scales = xq->scales_off;
-        p.row_lanes = matvec_row_lanes(w.cols);
-        const int64_t rows_per_group = 128 / p.row_lanes;
+        const uint64_t groups = block_matvec_groups(p, w.cols, rows, &*xq);
         stream_->dispatch("experts_dot_" + type, {ro(wv), ro(xq->view), rw(ov), ro(stream_->unused()), ro(iv)}, p,
-                          Grid{u32((rows + rows_per_group - 1) / rows_per_group), u32(n_tokens * k), 1});
+                          Grid{u32(static_cast<int64_t>(groups)), u32(n_tokens * k), 1});
     } else if (pipelines_->has("experts_blocks_" + type)) {
-        p.row_lanes = matvec_row_lanes(w.cols);
-        p.x_vec4 = p.x_off % 4 == 0 && p.x_stride % 4 == 0;
-        const int64_t rows_per_group = 128 / p.row_lanes;
-        stream_->dispatch("experts_blocks_" + type, args, p,
-                          Grid{u32((rows + rows_per_group - 1) / rows_per_group), u32(n_tokens * k), 1});
+        const uint64_t groups = block_matvec_groups(p, w.cols, rows, nullptr);
+        stream_->dispatch("experts_blocks_" + type, args, p, Grid{u32(static_cast<int64_t>(groups)), u32(n_tokens * k), 1});
     } else
         stream_->dispatch("experts_" + type, args, p, Grid{u32(rows), u32(n_tokens * k), 1});
     // Each slot reads one expert matrix (counted per slot: the kernel does not group slots by expert).

@@ -17,6 +17,15 @@
 
 namespace ember::vulkan {
 
+// Push constants of the weight x activation kernels (matvec, matvec_blocks, matvec_dot, their experts variants and
+// the tiled matmul): each kernel reads the prefix it declares.
+struct MatvecPush {
+    uint32_t w_off, w_stride, x_off, x_stride, out_off, out_stride, cols, rows, tokens, bias_off, has_bias;
+    uint32_t ids_off, ids_stride, k, expert_rows, per_slot;  // experts only
+    uint32_t row_lanes, x_vec4;                               // matvec_blocks and matvec_dot
+    uint32_t x_scales;  // matvec_dot only: x_off and x_stride then address Q8_1 codes (words, blocks)
+};
+
 class VulkanBackend final : public Backend {
 public:
     explicit VulkanBackend(const std::string& device_selector);
@@ -79,6 +88,9 @@ private:
         uint32_t blocks_per_row = 0;
     };
     std::optional<Q8Activations> quantize_q8_1(const Tensor& x);
+    // Sets the block kernels' lanes per row and activation addressing (Q8_1 codes with xq, else floats) in p and
+    // returns how many work groups cover `rows` weight rows.
+    static uint64_t block_matvec_groups(MatvecPush& p, int64_t cols, int64_t rows, const Q8Activations* xq);
 
     std::unique_ptr<Context> ctx_;
     std::unique_ptr<Pipelines> pipelines_;
@@ -105,8 +117,6 @@ void require_f32(const Tensor& t, const char* what);
 void require_same_shape(const Tensor& a, const Tensor& b, const char* what);
 uint32_t u32(int64_t v);  // throws when a size does not fit the shaders' 32-bit indices
 uint32_t words(size_t bytes);  // a byte stride of an F32 tensor in floats
-// Invocations per weight row of the matvec_blocks kernels: four per 32-weight block, 8..128.
-uint32_t matvec_row_lanes(int64_t cols);
 // The subgroup size the device reports (its "subgroup N" feature), 0 when it is not listed.
 uint32_t reported_subgroup_size(const DeviceInfo& info);
 // The GGUF name of a type ("q4_0"), which names its shader variants.
