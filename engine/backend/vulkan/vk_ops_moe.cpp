@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Mixture-of-experts on the Vulkan backend: routing on the GPU (the chosen ids never come back to the host), expert
-// products that read each slot's expert matrix by its id (one matrix x vector per slot), and the combination.
+// products and the combination. Few slots (decode, verification) take one matrix x vector per slot, reading the
+// slot's expert matrix by its id; many (prefill) are first grouped by expert on the GPU (experts_group.comp) and
+// then multiplied tile by tile (experts_tiled.comp), so that each expert matrix is read once per 32 of its slots.
+#include <algorithm>
+
 #include "backend/vulkan/vulkan_backend.h"
 
 namespace ember::vulkan {
@@ -11,6 +15,20 @@ struct MoePush {
     uint32_t mode, src_off, src_stride, ids_off, ids_stride, w_off, w_stride, out_off, out_stride, rows, cols, k;
 };
 
+struct GroupPush {
+    uint32_t ids_off, ids_stride, k, slots, n_experts, phase, offsets_off, tiles_off, list_off, tile_slots;
+};
+
+struct ExpertsTiledPush {
+    uint32_t w_off, w_stride, x_off, x_stride, out_off, out_stride, cols, expert_rows, k, per_slot, offsets_off,
+        tiles_off, list_off;
+};
+
+// More slots than this take the grouped tiled kernels (prefill); up to it, one matrix x vector per slot (decode,
+// speculative verification), which reads no scratch and needs no grouping pass.
+constexpr int64_t kGroupedMinSlots = 65;
+constexpr uint32_t kTileSlots = 32;  // BN of experts_tiled.comp
+constexpr uint32_t kTileRows = 64;   // BM
 
 }  // namespace
 
@@ -44,6 +62,34 @@ void VulkanBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Ten
     require(n_tokens * k <= 65535, "matmul_experts: too many slots in one batch");
     const std::string type = type_name(w.type);
     const View wv = stream_->view(w), xv = stream_->view(x), ov = stream_->view(out), iv = stream_->view(ids);
+    const int64_t slots = n_tokens * k;
+    if (slots >= kGroupedMinSlots && n_experts <= 1024 && pipelines_->has("experts_tiled_" + type)) {
+        // Slots grouped by expert on the GPU, then one tiled product per (expert, 32 of its slots, 64 rows).
+        const uint64_t max_tiles = static_cast<uint64_t>((slots + kTileSlots - 1) / kTileSlots) +
+                                   static_cast<uint64_t>(std::min(slots, n_experts));
+        GroupPush g{iv.words(), words(ids.row_stride), u32(k), u32(slots), u32(n_experts), 0, 1, 0, 0, kTileSlots};
+        g.tiles_off = g.offsets_off + u32(n_experts) + 1;
+        g.list_off = g.tiles_off + u32(static_cast<int64_t>(max_tiles));
+        const View sv = experts_scratch((static_cast<size_t>(g.list_off) + static_cast<size_t>(slots)) * 4);
+        stream_->dispatch("experts_group", {ro(iv), rw(sv)}, g, Grid{1, 1, 1});
+        g.phase = 1;
+        stream_->dispatch("experts_group", {ro(iv), rw(sv)}, g, Grid{u32((slots + 255) / 256), 1, 1});
+        const ExpertsTiledPush t{wv.inner,         u32(static_cast<int64_t>(w.row_stride)),
+                                 xv.words(),       words(x.row_stride),
+                                 ov.words(),       words(out.row_stride),
+                                 u32(w.cols),      u32(rows),
+                                 u32(k),           x.rows == slots && k > 1 ? 1u : 0u,
+                                 g.offsets_off,    g.tiles_off,
+                                 g.list_off};
+        stream_->dispatch("experts_tiled_" + type, {ro(wv), ro(xv), rw(ov), ro(sv)}, t,
+                          Grid{u32((rows + kTileRows - 1) / kTileRows), u32(static_cast<int64_t>(max_tiles)), 1});
+        // Each expert that has slots is read once per tile of its slots; counted as one read of each expert that
+        // can have slots (which ones do stays on the GPU).
+        const uint64_t read = static_cast<uint64_t>(std::min(slots, n_experts) * rows) * w.row_stride;
+        counters_.expert_weight_bytes += read;
+        counters_.weight_bytes += read;
+        return;
+    }
     MatvecPush p{};
     p.w_off = wv.inner;
     p.w_stride = u32(static_cast<int64_t>(w.row_stride));
@@ -76,6 +122,17 @@ void VulkanBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Ten
     // Each slot reads one expert matrix (counted per slot: the kernel does not group slots by expert).
     counters_.expert_weight_bytes += static_cast<uint64_t>(n_tokens * k * rows) * w.row_stride;
     counters_.weight_bytes += static_cast<uint64_t>(n_tokens * k * rows) * w.row_stride;
+}
+
+View VulkanBackend::experts_scratch(size_t bytes) {
+    bytes = (std::max<size_t>(bytes, 4) + 3) / 4 * 4;
+    require(bytes <= ctx_->limits().maxStorageBufferRange, "matmul_experts: too many slots for one binding");
+    if (!experts_scratch_ || experts_scratch_->size() < bytes) {
+        if (stream_->pending()) stream_->finish();  // recorded work may still use the old buffer
+        experts_scratch_ = std::make_unique<DeviceBuffer>(*ctx_, std::max<size_t>(bytes, size_t{1} << 16),
+                                                          ctx_->memory().device_local);
+    }
+    return View{experts_scratch_->handle(), 0, bytes, 0};
 }
 
 void VulkanBackend::moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) {

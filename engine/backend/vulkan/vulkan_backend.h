@@ -79,6 +79,9 @@ private:
     std::unique_ptr<DeviceBuffer> make_buffer(size_t bytes);
     // `bytes` of attention_scratch_ (the chunks' partial results of attention_split.comp), grown on demand.
     View attention_scratch(size_t bytes);
+    // `bytes` of experts_scratch_ (the slots of an expert product grouped by expert, experts_group.comp), grown on
+    // demand.
+    View experts_scratch(size_t bytes);
     // Activation rows quantized to Q8_1 (kernels/vulkan/quantize_q8_1.comp) in the next free part of the scratch
     // ring, for the matvec_dot kernels; nullopt when they would not fit one binding.
     struct Q8Activations {
@@ -100,6 +103,7 @@ private:
     // Made without a before-free wait: attention_scratch() finishes the stream before replacing it, and members
     // go after the destructor has finished the stream.
     std::unique_ptr<DeviceBuffer> attention_scratch_;
+    std::unique_ptr<DeviceBuffer> experts_scratch_;  // made like attention_scratch_
     // Mat x vec of 4- and 8-bit blocks by integer dot products: the device has them and EMBER_VULKAN_NO_INTEGER_DOT
     // is not set (read once here, so that tests can run both paths on one device).
     bool integer_dot_ = false;

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+// Prefill expert products with the slots grouped by expert (experts_group.comp): work group (x, y) takes 64 rows
+// of the expert of tile y of the tile table and that tile's (up to) 32 slots, so each expert's matrix is read once
+// per tile of its slots instead of once per slot. As matmul_tiled.comp otherwise: each step dequantizes a 64 x 32
+// slice of the weights and gathers a 32 x 32 slice of the slots' activation rows into shared memory; each
+// invocation keeps a 4 x 2 block of sums. out[slot, r] = W_e[r, :] . x[per_slot ? slot : slot / k, :].
+// The grid is sized for the most tiles there can be; work groups past the table's length end at once.
+#version 450
+#include "common.glsl"
+layout(local_size_x = 256) in;
+layout(binding = 0) readonly buffer Weights { uint W[]; };
+layout(binding = 1) readonly buffer X { float x[]; };
+layout(binding = 2) writeonly buffer Out { float out_f[]; };
+layout(binding = 3) readonly buffer Groups { uint S[]; };
+layout(push_constant) uniform Params {
+    uint w_off;
+    uint w_stride;
+    uint x_off;
+    uint x_stride;
+    uint out_off;
+    uint out_stride;
+    uint cols;
+    uint expert_rows;
+    uint k;
+    uint per_slot;
+    uint offsets_off;
+    uint tiles_off;
+    uint list_off;
+} p;
+#include "dequant.glsl"
+
+const uint BM = 64u, BN = 32u, BK = 32u;
+shared float w_tile[BK][BM + 1u];
+shared float x_tile[BK][BN + 1u];
+shared uint slot_of[BN];
+
+void main() {
+    const uint tile = gl_WorkGroupID.y;
+    if (tile >= S[0]) return;  // the same for the whole work group
+    const uint entry = S[p.tiles_off + tile];
+    const uint e = entry >> 16;
+    const uint first = S[p.offsets_off + e] + (entry & 0xffffu) * BN;
+    const uint n = min(BN, S[p.offsets_off + e + 1u] - first);
+
+    const uint tid = gl_LocalInvocationID.x;
+    if (tid < BN) slot_of[tid] = tid < n ? S[p.list_off + first + tid] : 0u;
+    barrier();
+
+    const uint row0 = gl_WorkGroupID.x * BM;
+    const uint w_base = p.w_off + e * p.expert_rows * p.w_stride;
+    const uint tr = (tid % 16u) * 4u;  // this invocation's 4 rows within the tile
+    const uint tt = (tid / 16u) * 2u;  // and 2 slots
+    float acc[4][2];
+    for (uint i = 0u; i < 4u; ++i) acc[i][0] = acc[i][1] = 0.0;
+
+    for (uint k0 = 0u; k0 < p.cols; k0 += BK) {
+        for (uint i = tid; i < BM * BK; i += 256u) {
+            const uint rr = i / BK, kk = i % BK;
+            const uint r = row0 + rr, c = k0 + kk;
+            w_tile[kk][rr] = (r < p.expert_rows && c < p.cols) ? dq_elem(w_base + r * p.w_stride, c) : 0.0;
+        }
+        for (uint i = tid; i < BN * BK; i += 256u) {
+            const uint j = i / BK, kk = i % BK;
+            const uint c = k0 + kk;
+            const uint src = p.per_slot != 0u ? slot_of[j] : slot_of[j] / p.k;
+            x_tile[kk][j] = (j < n && c < p.cols) ? x[p.x_off + src * p.x_stride + c] : 0.0;
+        }
+        barrier();
+        for (uint kk = 0u; kk < BK; ++kk) {
+            const float x0 = x_tile[kk][tt], x1 = x_tile[kk][tt + 1u];
+            for (uint i = 0u; i < 4u; ++i) {
+                const float w = w_tile[kk][tr + i];
+                acc[i][0] += w * x0;
+                acc[i][1] += w * x1;
+            }
+        }
+        barrier();
+    }
+    for (uint i = 0u; i < 4u; ++i) {
+        const uint r = row0 + tr + i;
+        if (r >= p.expert_rows) continue;
+        for (uint j = 0u; j < 2u; ++j) {
+            if (tt + j < n) out_f[p.out_off + slot_of[tt + j] * p.out_stride + r] = acc[i][j];
+        }
+    }
+}
