@@ -620,45 +620,54 @@ TEST_P(BackendOps, MoeRoutingExpertsAndCombine) {
     expect_close(download(out), want, 1e-5, "moe_combine");
 }
 
-// A prefill-sized expert product: 200 tokens x 8 slots of 32 experts, skewed so that a few experts take most
-// slots (more than one tile of them) and four take none; rows and columns are not multiples of the tile sizes.
+// Prefill-sized expert products: 200 tokens x 8 slots of 32 experts, skewed so that a few experts take most slots
+// (several tiles of them) and four take none; and 40 tokens x 4 slots of 600 experts (more experts than a group
+// pass has invocations; most get no slot). Rows and columns are not multiples of the tile sizes.
 TEST_P(BackendOps, ExpertsWithManySlotsSkewed) {
-    const int64_t tokens = 200, experts = 32, k = 8, cols = 96, rows = 80;
-    std::vector<double> weight(static_cast<size_t>(experts), 0.0);  // experts 28..31 never chosen
-    for (int64_t e = 0; e < experts - 4; ++e) weight[static_cast<size_t>(e)] = 1.0 / static_cast<double>(1 + e);
-    std::discrete_distribution<int32_t> skewed(weight.begin(), weight.end());
-    std::vector<int32_t> expert_ids;
-    for (int64_t t = 0; t < tokens; ++t) {
-        std::vector<int32_t> chosen;
-        while (static_cast<int64_t>(chosen.size()) < k) {
-            const int32_t e = skewed(rng_);
-            if (std::find(chosen.begin(), chosen.end(), e) == chosen.end()) chosen.push_back(e);
-        }
-        expert_ids.insert(expert_ids.end(), chosen.begin(), chosen.end());
-    }
-    const Tensor ids = output(TensorType::I32, tokens, k);
-    backend_->write(ids, std::as_bytes(std::span(expert_ids)));
-
-    for (TensorType wt : {TensorType::F16, TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4,
-                          TensorType::Q4_0_ROCMFP4_FAST}) {
-        reference::Matrix w_stored;
-        const Tensor w = upload(wt, experts * rows, cols, random(experts * rows * cols), &w_stored);
-        for (bool per_slot : {false, true}) {
-            const int64_t x_rows = per_slot ? tokens * k : tokens;
-            const std::vector<float> x = random(x_rows * cols);
-            const Tensor y = output(TensorType::F32, tokens * k, rows);
-            backend_->matmul_experts(w, experts, upload_f32(x_rows, cols, x), ids, y);
-            reference::Matrix want(static_cast<size_t>(tokens * k * rows));
-            for (int64_t slot = 0; slot < tokens * k; ++slot) {
-                const int64_t e = expert_ids[static_cast<size_t>(slot)], src = per_slot ? slot : slot / k;
-                for (int64_t r = 0; r < rows; ++r) {
-                    double sum = 0;
-                    for (int64_t c = 0; c < cols; ++c) sum += w_stored[(e * rows + r) * cols + c] * x[src * cols + c];
-                    want[slot * rows + r] = sum;
-                }
+    struct Shape {
+        int64_t tokens, experts, k;
+    };
+    const int64_t cols = 96, rows = 80;
+    for (const Shape& shape : {Shape{200, 32, 8}, Shape{40, 600, 4}}) {
+        const int64_t tokens = shape.tokens, experts = shape.experts, k = shape.k;
+        std::vector<double> weight(static_cast<size_t>(experts), 0.0);  // the last four never chosen
+        for (int64_t e = 0; e < experts - 4; ++e) weight[static_cast<size_t>(e)] = 1.0 / static_cast<double>(1 + e);
+        std::discrete_distribution<int32_t> skewed(weight.begin(), weight.end());
+        std::vector<int32_t> expert_ids;
+        for (int64_t t = 0; t < tokens; ++t) {
+            std::vector<int32_t> chosen;
+            while (static_cast<int64_t>(chosen.size()) < k) {
+                const int32_t e = skewed(rng_);
+                if (std::find(chosen.begin(), chosen.end(), e) == chosen.end()) chosen.push_back(e);
             }
-            const std::string what = std::string(gguf::traits(wt).name) + (per_slot ? " per slot" : " per token");
-            expect_close(download(y), want, wt == TensorType::F16 ? 1e-5 : 3e-2, what.c_str());
+            expert_ids.insert(expert_ids.end(), chosen.begin(), chosen.end());
+        }
+        const Tensor ids = output(TensorType::I32, tokens, k);
+        backend_->write(ids, std::as_bytes(std::span(expert_ids)));
+
+        for (TensorType wt : {TensorType::F16, TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4,
+                              TensorType::Q4_0_ROCMFP4_FAST}) {
+            reference::Matrix w_stored;
+            const Tensor w = upload(wt, experts * rows, cols, random(experts * rows * cols), &w_stored);
+            for (bool per_slot : {false, true}) {
+                const int64_t x_rows = per_slot ? tokens * k : tokens;
+                const std::vector<float> x = random(x_rows * cols);
+                const Tensor y = output(TensorType::F32, tokens * k, rows);
+                backend_->matmul_experts(w, experts, upload_f32(x_rows, cols, x), ids, y);
+                reference::Matrix want(static_cast<size_t>(tokens * k * rows));
+                for (int64_t slot = 0; slot < tokens * k; ++slot) {
+                    const int64_t e = expert_ids[static_cast<size_t>(slot)], src = per_slot ? slot : slot / k;
+                    for (int64_t r = 0; r < rows; ++r) {
+                        double sum = 0;
+                        for (int64_t c = 0; c < cols; ++c)
+                            sum += w_stored[(e * rows + r) * cols + c] * x[src * cols + c];
+                        want[slot * rows + r] = sum;
+                    }
+                }
+                const std::string what = std::string(gguf::traits(wt).name) + " " + std::to_string(experts) +
+                                         " experts" + (per_slot ? " per slot" : " per token");
+                expect_close(download(y), want, wt == TensorType::F16 ? 1e-5 : 3e-2, what.c_str());
+            }
         }
     }
 }
