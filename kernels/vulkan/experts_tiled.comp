@@ -48,8 +48,10 @@ void main() {
 
     const uint row0 = gl_WorkGroupID.x * BM;
     const uint w_base = p.w_off + e * p.expert_rows * p.w_stride;
-    const uint tr = (tid % 16u) * 4u;  // this invocation's 4 rows within the tile
-    const uint tt = (tid / 16u) * 2u;  // and 2 slots
+    // This invocation's 4 rows within the tile, 16 apart (neighbouring invocations read neighbouring words of
+    // w_tile), and 2 slots.
+    const uint tr = tid % 16u;
+    const uint tt = (tid / 16u) * 2u;
     float acc[4][2];
     for (uint i = 0u; i < 4u; ++i) acc[i][0] = acc[i][1] = 0.0;
 
@@ -66,18 +68,22 @@ void main() {
             x_tile[kk][j] = (j < n && c < p.cols) ? x[p.x_off + src * p.x_stride + c] : 0.0;
         }
         barrier();
-        for (uint kk = 0u; kk < BK; ++kk) {
-            const float x0 = x_tile[kk][tt], x1 = x_tile[kk][tt + 1u];
-            for (uint i = 0u; i < 4u; ++i) {
-                const float w = w_tile[kk][tr + i];
-                acc[i][0] += w * x0;
-                acc[i][1] += w * x1;
+        // Most experts have fewer slots than a tile: invocations whose slots are all empty skip the products
+        // (tt changes only every 16 invocations, so mostly whole subgroups skip).
+        if (tt < n) {
+            for (uint kk = 0u; kk < BK; ++kk) {
+                const float x0 = x_tile[kk][tt], x1 = x_tile[kk][tt + 1u];
+                for (uint i = 0u; i < 4u; ++i) {
+                    const float w = w_tile[kk][tr + 16u * i];
+                    acc[i][0] += w * x0;
+                    acc[i][1] += w * x1;
+                }
             }
         }
         barrier();
     }
     for (uint i = 0u; i < 4u; ++i) {
-        const uint r = row0 + tr + i;
+        const uint r = row0 + tr + 16u * i;
         if (r >= p.expert_rows) continue;
         for (uint j = 0u; j < 2u; ++j) {
             if (tt + j < n) out_f[p.out_off + slot_of[tt + j] * p.out_stride + r] = acc[i][j];
