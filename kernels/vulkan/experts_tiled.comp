@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Prefill expert products with the slots grouped by expert (experts_group.comp): work group (x, y) takes 64 rows
+// Prefill expert products with the slots grouped by expert (experts_group.comp): work group (x, y) takes 128 rows
 // of the expert of tile y of the tile table and that tile's (up to) 32 slots, so each expert's matrix is read once
-// per tile of its slots instead of once per slot. As matmul_tiled.comp otherwise: each step dequantizes a 64 x 32
-// slice of the weights and gathers a 32 x 32 slice of the slots' activation rows into shared memory; each
-// invocation keeps a 4 x 2 block of sums. out[slot, r] = W_e[r, :] . x[per_slot ? slot : slot / k, :].
+// per tile of its slots instead of once per slot. Like matmul_tiled.comp otherwise, with 128 rows and 4 x 4 sums
+// per invocation: each step dequantizes a 128 x 32 slice of the weights and gathers a 32 x 32 slice of the slots'
+// activation rows into shared memory. out[slot, r] = W_e[r, :] . x[per_slot ? slot : slot / k, :].
 // The grid is sized for the most tiles there can be; work groups past the table's length end at once.
 #version 450
 #include "common.glsl"
@@ -29,9 +29,9 @@ layout(push_constant) uniform Params {
 } p;
 #include "dequant.glsl"
 
-const uint BM = 64u, BN = 32u, BK = 32u;
+const uint BM = 128u, BN = 32u, BK = 32u;
 shared float w_tile[BK][BM + 1u];
-shared float x_tile[BK][BN + 1u];
+shared vec4 x_tile[BK][BN / 4u];  // slots 4j..4j+3 in x_tile[kk][j]
 shared uint slot_of[BN];
 
 void main() {
@@ -48,12 +48,11 @@ void main() {
 
     const uint row0 = gl_WorkGroupID.x * BM;
     const uint w_base = p.w_off + e * p.expert_rows * p.w_stride;
-    // This invocation's 4 rows within the tile, 16 apart (neighbouring invocations read neighbouring words of
-    // w_tile), and 2 slots.
-    const uint tr = tid % 16u;
-    const uint tt = (tid / 16u) * 2u;
-    float acc[4][2];
-    for (uint i = 0u; i < 4u; ++i) acc[i][0] = acc[i][1] = 0.0;
+    // This invocation's 4 rows, 32 apart (neighbouring invocations read neighbouring words of w_tile), and 4
+    // slots, the same for 32 neighbouring invocations (one read of x_tile serves them all).
+    const uint tr = tid % 32u;
+    const uint ts = tid / 32u;
+    vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
 
     for (uint k0 = 0u; k0 < p.cols; k0 += BK) {
         for (uint i = tid; i < BM * BK; i += 256u) {
@@ -62,31 +61,27 @@ void main() {
             w_tile[kk][rr] = (r < p.expert_rows && c < p.cols) ? dq_elem(w_base + r * p.w_stride, c) : 0.0;
         }
         for (uint i = tid; i < BN * BK; i += 256u) {
-            const uint j = i / BK, kk = i % BK;
+            const uint j = i % BN, kk = i / BN;
             const uint c = k0 + kk;
             const uint src = p.per_slot != 0u ? slot_of[j] : slot_of[j] / p.k;
-            x_tile[kk][j] = (j < n && c < p.cols) ? x[p.x_off + src * p.x_stride + c] : 0.0;
+            x_tile[kk][j / 4u][j % 4u] = (j < n && c < p.cols) ? x[p.x_off + src * p.x_stride + c] : 0.0;
         }
         barrier();
-        // Most experts have fewer slots than a tile: invocations whose slots are all empty skip the products
-        // (tt changes only every 16 invocations, so mostly whole subgroups skip).
-        if (tt < n) {
+        // Most experts have fewer slots than a tile: invocations whose slots are all empty skip the products.
+        if (4u * ts < n) {
             for (uint kk = 0u; kk < BK; ++kk) {
-                const float x0 = x_tile[kk][tt], x1 = x_tile[kk][tt + 1u];
-                for (uint i = 0u; i < 4u; ++i) {
-                    const float w = w_tile[kk][tr + 16u * i];
-                    acc[i][0] += w * x0;
-                    acc[i][1] += w * x1;
-                }
+                const vec4 xs = x_tile[kk][ts];
+                for (uint i = 0u; i < 4u; ++i) acc[i] += w_tile[kk][tr + 32u * i] * xs;
             }
         }
         barrier();
     }
     for (uint i = 0u; i < 4u; ++i) {
-        const uint r = row0 + tr + 16u * i;
+        const uint r = row0 + tr + 32u * i;
         if (r >= p.expert_rows) continue;
-        for (uint j = 0u; j < 2u; ++j) {
-            if (tt + j < n) out_f[p.out_off + slot_of[tt + j] * p.out_stride + r] = acc[i][j];
+        for (uint j = 0u; j < 4u; ++j) {
+            const uint t = 4u * ts + j;
+            if (t < n) out_f[p.out_off + slot_of[t] * p.out_stride + r] = acc[i][j];
         }
     }
 }

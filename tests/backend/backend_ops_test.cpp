@@ -627,7 +627,7 @@ TEST_P(BackendOps, ExpertsWithManySlotsSkewed) {
     struct Shape {
         int64_t tokens, experts, k;
     };
-    const int64_t cols = 96, rows = 80;
+    const int64_t cols = 96, rows = 200;
     for (const Shape& shape : {Shape{200, 32, 8}, Shape{40, 600, 4}}) {
         const int64_t tokens = shape.tokens, experts = shape.experts, k = shape.k;
         std::vector<double> weight(static_cast<size_t>(experts), 0.0);  // the last four never chosen

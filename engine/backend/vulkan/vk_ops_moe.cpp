@@ -28,7 +28,7 @@ struct ExpertsTiledPush {
 // speculative verification), which reads no scratch and needs no grouping pass.
 constexpr int64_t kGroupedMinSlots = 65;
 constexpr uint32_t kTileSlots = 32;  // BN of experts_tiled.comp
-constexpr uint32_t kTileRows = 64;   // BM
+constexpr uint32_t kTileRows = 128;  // BM
 
 }  // namespace
 
@@ -64,7 +64,7 @@ void VulkanBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Ten
     const View wv = stream_->view(w), xv = stream_->view(x), ov = stream_->view(out), iv = stream_->view(ids);
     const int64_t slots = n_tokens * k;
     if (slots >= kGroupedMinSlots && n_experts <= 1024 && pipelines_->has("experts_tiled_" + type)) {
-        // Slots grouped by expert on the GPU, then one tiled product per (expert, 32 of its slots, 64 rows).
+        // Slots grouped by expert on the GPU, then one tiled product per (expert, 32 of its slots, 128 rows).
         const uint64_t max_tiles = static_cast<uint64_t>((slots + kTileSlots - 1) / kTileSlots) +
                                    static_cast<uint64_t>(std::min(slots, n_experts));
         GroupPush g{iv.words(), words(ids.row_stride), u32(k), u32(slots), u32(n_experts), 0, 1, 0, 0, kTileSlots};
