@@ -64,7 +64,9 @@ void main() {
     dst[out_b] = uint8_t(dh & 0xffu);
     dst[out_b + 1u] = uint8_t(dh >> 8);
     for (uint i = 0u; i < 32u; ++i) {
-        const float s = v[i] * id;
+        // precise: s must be rounded before s - t, as on the CPU; a fused x * id - t decides the halfway codes
+        // differently (seen on NVIDIA: a K/V code off by one now and then).
+        precise const float s = v[i] * id;
         float q = 0.0;
         if (!isnan(s)) {
             const float t = trunc(s);
