@@ -55,10 +55,17 @@ void main() {
     vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
 
     for (uint k0 = 0u; k0 < p.cols; k0 += BK) {
-        for (uint i = tid; i < BM * BK; i += 256u) {
-            const uint rr = i / BK, kk = i % BK;
-            const uint r = row0 + rr, c = k0 + kk;
-            w_tile[kk][rr] = (r < p.expert_rows && c < p.cols) ? dq_elem(w_base + r * p.w_stride, c) : 0.0;
+        // Four neighbouring weights of one row per invocation, so that their block's scale is decoded once.
+        for (uint i = tid; i < BM * BK / 4u; i += 256u) {
+            const uint rr = i / (BK / 4u), kq = 4u * (i % (BK / 4u));
+            const uint r = row0 + rr, c = k0 + kq;
+            const uint row = w_base + r * p.w_stride;
+            const uint block = row + (c / QK) * BLOCK_BYTES;
+            for (uint m = 0u; m < 4u; ++m) {
+                float v = 0.0;
+                if (r < p.expert_rows && c + m < p.cols) v = QK == 1u ? dq_elem(row, c + m) : dq(block, c % QK + m);
+                w_tile[kq + m][rr] = v;
+            }
         }
         for (uint i = tid; i < BN * BK; i += 256u) {
             const uint j = i % BN, kk = i / BN;
