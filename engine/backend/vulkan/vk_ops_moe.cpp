@@ -24,8 +24,8 @@ struct ExpertsTiledPush {
         tiles_off, list_off;
 };
 
-// More slots than this take the grouped tiled kernels (prefill); up to it, one matrix x vector per slot (decode,
-// speculative verification), which reads no scratch and needs no grouping pass.
+// From this many slots on, the grouped tiled kernels (prefill); below, one matrix x vector per slot (decode,
+// speculative verification), which needs no grouping pass.
 constexpr int64_t kGroupedMinSlots = 65;
 constexpr uint32_t kTileSlots = 32;  // BN of experts_tiled.comp
 constexpr uint32_t kTileRows = 128;  // BM
@@ -67,6 +67,7 @@ void VulkanBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Ten
         // Slots grouped by expert on the GPU, then one tiled product per (expert, 32 of its slots, 128 rows).
         const uint64_t max_tiles = static_cast<uint64_t>((slots + kTileSlots - 1) / kTileSlots) +
                                    static_cast<uint64_t>(std::min(slots, n_experts));
+        // Scratch words: the tile count, the experts' starts (n_experts + 1), the tile table, the grouped slots.
         GroupPush g{iv.words(), words(ids.row_stride), u32(k), u32(slots), u32(n_experts), 0, 1, 0, 0, kTileSlots};
         g.tiles_off = g.offsets_off + u32(n_experts) + 1;
         g.list_off = g.tiles_off + u32(static_cast<int64_t>(max_tiles));
@@ -74,13 +75,20 @@ void VulkanBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Ten
         stream_->dispatch("experts_group", {ro(iv), rw(sv)}, g, Grid{1, 1, 1});
         g.phase = 1;
         stream_->dispatch("experts_group", {ro(iv), rw(sv)}, g, Grid{u32((slots + 255) / 256), 1, 1});
-        const ExpertsTiledPush t{wv.inner,         u32(static_cast<int64_t>(w.row_stride)),
-                                 xv.words(),       words(x.row_stride),
-                                 ov.words(),       words(out.row_stride),
-                                 u32(w.cols),      u32(rows),
-                                 u32(k),           x.rows == slots && k > 1 ? 1u : 0u,
-                                 g.offsets_off,    g.tiles_off,
-                                 g.list_off};
+        ExpertsTiledPush t{};
+        t.w_off = wv.inner;
+        t.w_stride = u32(static_cast<int64_t>(w.row_stride));
+        t.x_off = xv.words();
+        t.x_stride = words(x.row_stride);
+        t.out_off = ov.words();
+        t.out_stride = words(out.row_stride);
+        t.cols = u32(w.cols);
+        t.expert_rows = u32(rows);
+        t.k = u32(k);
+        t.per_slot = x.rows == slots && k > 1 ? 1 : 0;
+        t.offsets_off = g.offsets_off;
+        t.tiles_off = g.tiles_off;
+        t.list_off = g.list_off;
         stream_->dispatch("experts_tiled_" + type, {ro(wv), ro(xv), rw(ov), ro(sv)}, t,
                           Grid{u32((rows + kTileRows - 1) / kTileRows), u32(static_cast<int64_t>(max_tiles)), 1});
         // Each expert that has slots is read once per tile of its slots; counted as one read of each expert that
