@@ -598,15 +598,7 @@ TEST_P(BackendOps, MoeRoutingExpertsAndCombine) {
             const std::vector<float> x = random(x_rows * cols);
             const Tensor y = output(TensorType::F32, tokens * k, rows);
             backend_->matmul_experts(w, experts, upload_f32(x_rows, cols, x), ids, y);
-            reference::Matrix want(static_cast<size_t>(tokens * k * rows));
-            for (int64_t slot = 0; slot < tokens * k; ++slot) {
-                const int64_t e = want_ids[static_cast<size_t>(slot)], src = per_slot ? slot : slot / k;
-                for (int64_t r = 0; r < rows; ++r) {
-                    double sum = 0;
-                    for (int64_t c = 0; c < cols; ++c) sum += w_stored[(e * rows + r) * cols + c] * x[src * cols + c];
-                    want[slot * rows + r] = sum;
-                }
-            }
+            const reference::Matrix want = reference::matmul_experts(w_stored, rows, cols, want_ids, x, per_slot, k);
             expect_close(download(y), want, wt == TensorType::F32 ? 1e-5 : 3e-2, std::string(gguf::traits(wt).name).c_str());
         }
     }
@@ -658,16 +650,8 @@ TEST_P(BackendOps, ExpertsWithManySlotsSkewed) {
                 const std::vector<float> x = random(x_rows * cols);
                 const Tensor y = output(TensorType::F32, tokens * k, rows);
                 backend_->matmul_experts(w, experts, upload_f32(x_rows, cols, x), ids, y);
-                reference::Matrix want(static_cast<size_t>(tokens * k * rows));
-                for (int64_t slot = 0; slot < tokens * k; ++slot) {
-                    const int64_t e = expert_ids[static_cast<size_t>(slot)], src = per_slot ? slot : slot / k;
-                    for (int64_t r = 0; r < rows; ++r) {
-                        double sum = 0;
-                        for (int64_t c = 0; c < cols; ++c)
-                            sum += w_stored[(e * rows + r) * cols + c] * x[src * cols + c];
-                        want[slot * rows + r] = sum;
-                    }
-                }
+                const reference::Matrix want =
+                    reference::matmul_experts(w_stored, rows, cols, expert_ids, x, per_slot, static_cast<int>(k));
                 const std::string what = std::string(gguf::traits(wt).name) + " " + std::to_string(experts) +
                                          " experts" + (per_slot ? " per slot" : " per token");
                 expect_close(download(y), want, wt == TensorType::F16 ? 1e-5 : 3e-2, what.c_str());

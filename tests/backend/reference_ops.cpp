@@ -206,4 +206,19 @@ void moe_route(const Matrix& logits, int64_t experts, int k, std::vector<int32_t
     }
 }
 
+Matrix matmul_experts(const Matrix& w, int64_t rows, int64_t cols, std::span<const int32_t> ids,
+                      const std::vector<float>& x, bool per_slot, int k) {
+    const auto slots = static_cast<int64_t>(ids.size());
+    Matrix out(static_cast<size_t>(slots * rows));
+    for (int64_t slot = 0; slot < slots; ++slot) {
+        const int64_t e = ids[static_cast<size_t>(slot)], src = per_slot ? slot : slot / k;
+        for (int64_t r = 0; r < rows; ++r) {
+            double sum = 0;
+            for (int64_t c = 0; c < cols; ++c) sum += w[(e * rows + r) * cols + c] * x[src * cols + c];
+            out[slot * rows + r] = sum;
+        }
+    }
+    return out;
+}
+
 }  // namespace ember::reference

@@ -37,5 +37,9 @@ Matrix delta_rule(const Matrix& q, const Matrix& k, const Matrix& v, const Matri
                   Matrix& state, int64_t tokens, int hk, int hv, int dk, int dv, double q_scale,
                   int64_t n_snapshots = 0, Matrix* snapshots = nullptr);
 void moe_route(const Matrix& logits, int64_t experts, int k, std::vector<int32_t>& ids, Matrix& weights);
+// Expert products: row r of slot s is expert ids[s]'s weight row r (w holds experts x rows rows of `cols`) times x
+// row s (one x row per slot) or s / k (one per token).
+Matrix matmul_experts(const Matrix& w, int64_t rows, int64_t cols, std::span<const int32_t> ids,
+                      const std::vector<float>& x, bool per_slot, int k);
 
 }  // namespace ember::reference
