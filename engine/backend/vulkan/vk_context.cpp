@@ -144,6 +144,7 @@ std::vector<PhysicalDeviceSummary> Instance::devices() const {
         }
         if (missing.empty()) {
             info.features.push_back("subgroup " + std::to_string(sub.subgroupSize));
+            if (sub.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) s.shuffle_width = sub.subgroupSize;
             if (f12.shaderFloat16) info.features.push_back("fp16 arithmetic");
             if (has_dot && fdot.shaderIntegerDotProduct) {
                 info.features.push_back("integer dot product");
@@ -225,6 +226,7 @@ Context::Context(const std::string& selector) : instance_(std::make_unique<Insta
     fdot.shaderIntegerDotProduct = VK_TRUE;
     std::vector<const char*> extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
     integer_dot_ = chosen->integer_dot;
+    shuffle_width_ = chosen->shuffle_width;
     if (integer_dot_) {
         f12.pNext = &fdot;
         if (chosen->integer_dot_extension) extensions.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);

@@ -20,6 +20,7 @@ struct PhysicalDeviceSummary {
     int score = 0;  // higher is preferred; 0 when unusable
     bool integer_dot = false;            // shaderIntegerDotProduct (Vulkan 1.3 or VK_KHR_shader_integer_dot_product)
     bool integer_dot_extension = false;  // ... and the device lists the extension (enabled with the feature)
+    uint32_t shuffle_width = 0;          // the subgroup size where compute shaders have subgroup shuffles, else 0
 };
 
 class Instance {
@@ -67,6 +68,9 @@ public:
     uint32_t timestamp_bits() const { return timestamp_bits_; }  // 0: the queue cannot write timestamps
     // Shaders may use SPIR-V integer dot products (OpSDot on packed int8x4): the feature is enabled.
     bool integer_dot() const { return integer_dot_; }
+    // The subgroup size where compute shaders can shuffle within subgroups (the split attention and the delta rule
+    // with 8 invocations a column need it), else 0.
+    uint32_t shuffle_width() const { return shuffle_width_; }
 
 private:
     std::unique_ptr<Instance> instance_;
@@ -79,6 +83,7 @@ private:
     uint32_t queue_family_ = 0;
     uint32_t timestamp_bits_ = 0;
     bool integer_dot_ = false;
+    uint32_t shuffle_width_ = 0;
     MemoryTypes memory_;
 };
 

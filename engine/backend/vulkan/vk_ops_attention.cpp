@@ -76,12 +76,6 @@ bool is_convert_target(gguf::TensorType t) {
 
 }  // namespace
 
-uint32_t reported_subgroup_size(const DeviceInfo& info) {
-    for (const std::string& f : info.features)
-        if (f.rfind("subgroup ", 0) == 0) return static_cast<uint32_t>(std::strtoul(f.c_str() + 9, nullptr, 10));
-    return 0;
-}
-
 void VulkanBackend::convert_rows(const Tensor& x, const Tensor& out, const View* row_map) {
     require(is_convert_target(out.type),
             std::string("convert: cannot write ") + type_name(out.type) + " rows");
@@ -172,7 +166,7 @@ void VulkanBackend::attention(const Tensor& q, const Tensor& k_cache, const Tens
     // The split kernel reads K (and F32 V) rows in whole words and needs teams of 8 invocations in a subgroup.
     const bool word_rows = k_cache.type == TensorType::Q8_0 || (push.k_off % 4 == 0 && push.k_stride % 4 == 0 &&
                                                                 push.v_off % 4 == 0 && push.v_stride % 4 == 0);
-    if (p.head_dim % 4 == 0 && word_rows && reported_subgroup_size(ctx_->info()) >= 8 && !split_disabled()) {
+    if (p.head_dim % 4 == 0 && word_rows && ctx_->shuffle_width() >= 8 && !split_disabled()) {
         const SplitPlan plan = plan_split(q.rows, n_kv, p);
         const uint64_t partial_floats = static_cast<uint64_t>(q.rows) * static_cast<uint64_t>(p.n_head) *
                                         plan.n_chunks * static_cast<uint64_t>(p.head_dim + 2);

@@ -121,9 +121,9 @@ void VulkanBackend::delta_rule(const DeltaRuleArgs& a) {
     p.d_v = u32(a.d_v);
     p.q_scale = a.q_scale;
     // The recurrent form for every chunk size (the result is the chunked form's to rounding; the op suite checks
-    // both against one reference): kDeltaLanes invocations per state column where the subgroups are wide enough
-    // to sum over them, else one.
-    const uint32_t lanes = reported_subgroup_size(ctx_->info()) >= kDeltaLanes ? kDeltaLanes : 1;
+    // both against one reference): kDeltaLanes invocations per state column where subgroup shuffles can sum
+    // over them, else one.
+    const uint32_t lanes = ctx_->shuffle_width() >= kDeltaLanes ? kDeltaLanes : 1;
     const int64_t invocations = int64_t{a.n_v_heads} * a.d_v * lanes;
     stream_->dispatch(lanes > 1 ? "delta_rule_lanes8" : "delta_rule",
                       {ro(qv), ro(kv), ro(vv), ro(gv), ro(bv), rw(sv), rw(ov), rw(snap)}, p,

@@ -121,8 +121,6 @@ void require_f32(const Tensor& t, const char* what);
 void require_same_shape(const Tensor& a, const Tensor& b, const char* what);
 uint32_t u32(int64_t v);  // throws when a size does not fit the shaders' 32-bit indices
 uint32_t words(size_t bytes);  // a byte stride of an F32 tensor in floats
-// The subgroup size the device reports (its "subgroup N" feature), 0 when it is not listed.
-uint32_t reported_subgroup_size(const DeviceInfo& info);
 // The GGUF name of a type ("q4_0"), which names its shader variants.
 inline std::string type_name(gguf::TensorType t) { return std::string(gguf::traits(t).name); }
 
