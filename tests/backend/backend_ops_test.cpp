@@ -101,6 +101,22 @@ protected:
         EXPECT_LE(worst / scale, rel) << what << ": max error " << worst << " against max |value| " << scale;
     }
 
+    // matmul_experts of w (experts x rows rows of `cols`) with x rows per token and with x rows per slot, against
+    // the reference for the expert ids of the [tokens, k] tensor ids.
+    void expect_expert_products(const Tensor& w, const reference::Matrix& w_stored, int64_t experts, int64_t rows,
+                                const Tensor& ids, std::span<const int32_t> id_values, int64_t tokens, int k,
+                                double rel, const std::string& what) {
+        const int64_t cols = w.cols;
+        for (bool per_slot : {false, true}) {
+            const int64_t x_rows = per_slot ? tokens * k : tokens;
+            const std::vector<float> x = random(x_rows * cols);
+            const Tensor y = output(TensorType::F32, tokens * k, rows);
+            backend_->matmul_experts(w, experts, upload_f32(x_rows, cols, x), ids, y);
+            const reference::Matrix want = reference::matmul_experts(w_stored, rows, cols, id_values, x, per_slot, k);
+            expect_close(download(y), want, rel, (what + (per_slot ? " per slot" : " per token")).c_str());
+        }
+    }
+
     std::unique_ptr<Backend> backend_;
     std::vector<std::unique_ptr<Buffer>> buffers_;
     std::mt19937 rng_{42};
@@ -593,14 +609,8 @@ TEST_P(BackendOps, MoeRoutingExpertsAndCombine) {
                           TensorType::Q4_0_ROCMFP4}) {
         reference::Matrix w_stored;
         const Tensor w = upload(wt, experts * rows, cols, random(experts * rows * cols), &w_stored);
-        for (bool per_slot : {false, true}) {
-            const int64_t x_rows = per_slot ? tokens * k : tokens;
-            const std::vector<float> x = random(x_rows * cols);
-            const Tensor y = output(TensorType::F32, tokens * k, rows);
-            backend_->matmul_experts(w, experts, upload_f32(x_rows, cols, x), ids, y);
-            const reference::Matrix want = reference::matmul_experts(w_stored, rows, cols, want_ids, x, per_slot, k);
-            expect_close(download(y), want, wt == TensorType::F32 ? 1e-5 : 3e-2, std::string(gguf::traits(wt).name).c_str());
-        }
+        expect_expert_products(w, w_stored, experts, rows, ids, want_ids, tokens, k,
+                               wt == TensorType::F32 ? 1e-5 : 3e-2, std::string(gguf::traits(wt).name));
     }
     const std::vector<float> y = random(tokens * k * rows);
     const Tensor out = output(TensorType::F32, tokens, rows);
@@ -645,17 +655,9 @@ TEST_P(BackendOps, ExpertsWithManySlotsSkewed) {
             const int64_t cols = wt == TensorType::F16 ? 97 : wt == TensorType::Q4_K ? 256 : 96;
             reference::Matrix w_stored;
             const Tensor w = upload(wt, experts * rows, cols, random(experts * rows * cols), &w_stored);
-            for (bool per_slot : {false, true}) {
-                const int64_t x_rows = per_slot ? tokens * k : tokens;
-                const std::vector<float> x = random(x_rows * cols);
-                const Tensor y = output(TensorType::F32, tokens * k, rows);
-                backend_->matmul_experts(w, experts, upload_f32(x_rows, cols, x), ids, y);
-                const reference::Matrix want =
-                    reference::matmul_experts(w_stored, rows, cols, expert_ids, x, per_slot, static_cast<int>(k));
-                const std::string what = std::string(gguf::traits(wt).name) + " " + std::to_string(experts) +
-                                         " experts" + (per_slot ? " per slot" : " per token");
-                expect_close(download(y), want, wt == TensorType::F16 ? 1e-5 : 3e-2, what.c_str());
-            }
+            expect_expert_products(w, w_stored, experts, rows, ids, expert_ids, tokens, static_cast<int>(k),
+                                   wt == TensorType::F16 ? 1e-5 : 3e-2,
+                                   std::string(gguf::traits(wt).name) + " " + std::to_string(experts) + " experts");
         }
     }
 }

@@ -9,7 +9,6 @@
 // Each case prints its figures on a "[ figures ]" line.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
@@ -110,9 +109,7 @@ std::vector<Case> cases() {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, GpuLogits, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& p) {
-                             std::string s = p.param.backend + "_" + p.param.fixture;
-                             std::replace_if(s.begin(), s.end(), [](char c) { return !std::isalnum(c); }, '_');
-                             return s;
+                             return test::case_name(p.param.backend, p.param.fixture);
                          });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuLogits);
 

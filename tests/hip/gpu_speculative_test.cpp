@@ -107,9 +107,7 @@ std::vector<Case> cases() {
 
 INSTANTIATE_TEST_SUITE_P(Drafters, GpuSpeculative, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& p) {
-                             std::string s = p.param.backend + "_" + p.param.fixture;
-                             std::replace_if(s.begin(), s.end(), [](char c) { return !std::isalnum(c); }, '_');
-                             return s;
+                             return test::case_name(p.param.backend, p.param.fixture);
                          });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuSpeculative);
 

@@ -4,6 +4,7 @@
 // EMBER_HIP / EMBER_CUDA builds (skipped where no such GPU is present: CI only compiles it).
 #pragma once
 
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,14 @@ inline std::vector<std::string> gpu_backend_names() {
     names.emplace_back(EMBER_GPU_BACKEND_NAME);
 #endif
     return names;
+}
+
+// A GoogleTest parameter name for a (backend, fixture path) case: "vulkan_dense_llama_f32_gguf".
+inline std::string case_name(const std::string& backend, const std::string& fixture) {
+    std::string s = backend + "_" + fixture;
+    for (char& c : s)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    return s;
 }
 
 // Why the tests of `backend` cannot run here, or "" when they can (Vulkan always runs: make_backend reports
