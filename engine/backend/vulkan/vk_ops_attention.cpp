@@ -2,7 +2,6 @@
 // Conversions between row types, KV-cache writes (a conversion into the cache rows named by the positions) and
 // causal attention over the cache.
 #include <algorithm>
-#include <cstdlib>
 
 #include "backend/vulkan/vulkan_backend.h"
 
@@ -61,12 +60,6 @@ SplitPlan plan_split(int64_t tokens, int64_t n_kv, const AttentionParams& p) {
     plan.chunk_len = u32(len);
     plan.n_chunks = u32((rows + len - 1) / len);
     return plan;
-}
-
-// EMBER_VULKAN_ATTENTION_SPLIT=0 keeps every attention on attention.comp (for comparing the two on a GPU).
-bool split_disabled() {
-    const char* v = std::getenv("EMBER_VULKAN_ATTENTION_SPLIT");
-    return v && std::string(v) == "0";
 }
 
 bool is_convert_target(gguf::TensorType t) {
@@ -166,7 +159,7 @@ void VulkanBackend::attention(const Tensor& q, const Tensor& k_cache, const Tens
     // The split kernel reads K (and F32 V) rows in whole words and needs teams of 8 invocations in a subgroup.
     const bool word_rows = k_cache.type == TensorType::Q8_0 || (push.k_off % 4 == 0 && push.k_stride % 4 == 0 &&
                                                                 push.v_off % 4 == 0 && push.v_stride % 4 == 0);
-    if (p.head_dim % 4 == 0 && word_rows && ctx_->shuffle_width() >= 8 && !split_disabled()) {
+    if (attention_split_ && p.head_dim % 4 == 0 && word_rows) {
         const SplitPlan plan = plan_split(q.rows, n_kv, p);
         const uint64_t partial_floats = static_cast<uint64_t>(q.rows) * static_cast<uint64_t>(p.n_head) *
                                         plan.n_chunks * static_cast<uint64_t>(p.head_dim + 2);

@@ -36,6 +36,8 @@ VulkanBackend::VulkanBackend(const std::string& device_selector)
       stream_(std::make_unique<Stream>(*ctx_, *pipelines_)) {
     const char* no_dot = std::getenv("EMBER_VULKAN_NO_INTEGER_DOT");
     integer_dot_ = ctx_->integer_dot() && !(no_dot && *no_dot && std::string(no_dot) != "0");
+    const char* split = std::getenv("EMBER_VULKAN_ATTENTION_SPLIT");
+    attention_split_ = ctx_->shuffle_width() >= 8 && !(split && std::string(split) == "0");
 }
 
 VulkanBackend::~VulkanBackend() {

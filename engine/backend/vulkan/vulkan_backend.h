@@ -107,6 +107,9 @@ private:
     // Mat x vec of 4- and 8-bit blocks by integer dot products: the device has them and EMBER_VULKAN_NO_INTEGER_DOT
     // is not set (read once here, so that tests can run both paths on one device).
     bool integer_dot_ = false;
+    // Attention split over the cache rows (attention_split.comp): the device can shuffle within subgroups of 8 or
+    // more and EMBER_VULKAN_ATTENTION_SPLIT is not "0" (read once here, like integer_dot_).
+    bool attention_split_ = false;
     // Q8_1 activations, taken in turn from a ring (a product need not wait for the previous one's reads before
     // its activations are written: decode's are a few KiB); grown (never shrunk) on demand.
     static constexpr size_t kQ8MinBytes = size_t{1} << 20;
