@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "ember/error.h"
@@ -37,6 +38,8 @@ Stream::Stream(const Context& ctx, Pipelines& pipelines) : ctx_(ctx), pipelines_
     max_range_ = ctx.limits().maxStorageBufferRange;
     arena_ = std::make_unique<DeviceBuffer>(ctx, kArenaBytes, ctx.memory().staging);
     if (Profiler::wanted(ctx)) profiler_ = std::make_unique<Profiler>(ctx);
+    const char* env = std::getenv("EMBER_VULKAN_PROFILE");
+    host_.wanted = env && std::strcmp(env, "host") == 0;
 }
 
 Stream::~Stream() {
@@ -46,6 +49,7 @@ Stream::~Stream() {
         // A lost device while shutting down: nothing is left to save.
     }
     if (profiler_) std::fputs(profiler_->report().c_str(), stderr);
+    if (host_.wanted) std::fputs(host_.report().c_str(), stderr);
     profiler_.reset();
     arena_.reset();
     readback_.reset();
@@ -97,6 +101,7 @@ View Stream::upload(const void* data, size_t bytes) {
 
 void Stream::begin() {
     if (recording_) return;
+    if (host_.wanted && used_cmds_ == 0) host_.first_record = std::chrono::steady_clock::now();
     if (used_cmds_ == cmds_.size()) {
         VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
         ai.commandPool = pool_;
@@ -126,6 +131,7 @@ void Stream::submit_partial() {
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cmd_;
     check(vk.vkQueueSubmit(ctx_.queue(), 1, &si, VK_NULL_HANDLE), "vkQueueSubmit");
+    ++host_.submissions;
     recording_ = false;
     begin();
 }
@@ -187,6 +193,7 @@ void Stream::dispatch(const std::string& pipeline, std::initializer_list<Arg> ar
                           static_cast<uint32_t>(push_bytes), push);
     vk.vkCmdDispatch(cmd_, grid.x, grid.y, grid.z);
     // With a profiler every submission is waited for, so that its timestamps can be read before the pool resets.
+    ++host_.dispatches;
     if (++dispatches_in_cmd_ >= kDispatchesPerSubmit && !profiler_) submit_partial();
     if (profiler_)
         profiler_->after_dispatch(cmd_, pipeline + " " + std::to_string(uint64_t{grid.x} * grid.y * grid.z) + "g");
@@ -263,14 +270,35 @@ void Stream::finish() {
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cmd_;
+    const auto submitted = std::chrono::steady_clock::now();
     check(vk.vkQueueSubmit(ctx_.queue(), 1, &si, fence_), "vkQueueSubmit");
     // The fence's signal covers every command earlier in submission order, the partial submissions included.
     check(vk.vkWaitForFences(ctx_.device(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    if (host_.wanted) {
+        const auto done = std::chrono::steady_clock::now();
+        ++host_.syncs;
+        ++host_.submissions;
+        host_.record_ns += std::chrono::duration<double, std::nano>(submitted - host_.first_record).count();
+        host_.wait_ns += std::chrono::duration<double, std::nano>(done - submitted).count();
+    }
     check(vk.vkResetFences(ctx_.device(), 1, &fence_), "vkResetFences");
     if (profiler_) profiler_->collect();
     for (size_t i = 0; i < used_cmds_; ++i) check(vk.vkResetCommandBuffer(cmds_[i], 0), "vkResetCommandBuffer");
     used_cmds_ = 0;
     arena_used_ = 0;
+}
+
+std::string Stream::HostTimes::report() const {
+    const double n = static_cast<double>(std::max<uint64_t>(syncs, 1));
+    char line[400];
+    std::snprintf(line, sizeof line,
+                  "vulkan host times: %llu sync points, %llu submissions, %llu dispatches; per sync point %.3f ms "
+                  "recording (%.2f us a dispatch) and %.3f ms waiting for the GPU; waiting is %.1f %% of the total\n",
+                  static_cast<unsigned long long>(syncs), static_cast<unsigned long long>(submissions),
+                  static_cast<unsigned long long>(dispatches), record_ns / n / 1e6,
+                  dispatches ? record_ns / static_cast<double>(dispatches) / 1e3 : 0.0, wait_ns / n / 1e6,
+                  record_ns + wait_ns > 0 ? 100.0 * wait_ns / (record_ns + wait_ns) : 0.0);
+    return line;
 }
 
 }  // namespace ember::vulkan

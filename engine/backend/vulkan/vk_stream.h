@@ -7,6 +7,7 @@
 // positions, rope tables, writes) goes through a mapped upload arena that lives until the submission completes.
 #pragma once
 
+#include <chrono>
 #include <initializer_list>
 #include <memory>
 #include <span>
@@ -108,6 +109,16 @@ private:
     size_t alignment_ = 16;
     size_t max_range_ = 0;
     std::unique_ptr<Profiler> profiler_;  // only with EMBER_VULKAN_PROFILE
+    // With EMBER_VULKAN_PROFILE=host: where the host's time goes between sync points, recording (the GPU already
+    // runs the partial submissions meanwhile) or waiting for the GPU. Recording that dominates would call for
+    // replaying command buffers; waiting that dominates says the GPU is the limit.
+    struct HostTimes {
+        bool wanted = false;
+        std::chrono::steady_clock::time_point first_record;
+        uint64_t syncs = 0, dispatches = 0, submissions = 0;
+        double record_ns = 0, wait_ns = 0;
+        std::string report() const;
+    } host_;
 };
 
 }  // namespace ember::vulkan

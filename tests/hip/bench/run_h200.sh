@@ -6,7 +6,8 @@
 #   2. meanwhile, in four lanes: the op suite on Vulkan and CUDA, gpu_backend_test and gpu_model_test (CUDA);
 #      gpu_logits_test (Vulkan and CUDA against the CPU backend); gpu_speculative_test on Vulkan; on CUDA;
 #   3. the benchmarks (tests/bench/h200_bench.sh run), until DEADLINE seconds after the start;
-#   4. a per-shader GPU profile of Vulkan decode (EMBER_VULKAN_PROFILE=1) on the STRIX file.
+#   4. a per-shader GPU profile of Vulkan decode (EMBER_VULKAN_PROFILE=1) on the STRIX file;
+#   5. the host's time recording vs waiting in Vulkan decode, and a per-shader profile of a 512-token prefill.
 # Carried (device tool `carry`): .gpurun (bin.tar.xz: ember-cli and the test binaries; fixtures.tar.xz: the test
 # fixtures; libs.tar.xz: Debian 12's libicuuc/libicudata 72 and libpcre2-8, which the binaries need and the device
 # image may lack; the gguf wheel) and .gl (the Vulkan loader .debs, as the device notes describe).
@@ -96,6 +97,18 @@ if [ -f /tmp/models/strix.gguf ] && [ "$(date +%s)" -lt $((deadline - 40)) ]; th
     EMBER_VULKAN_PROFILE=1 timeout $((deadline - $(date +%s) - 5)) "$bin/ember-cli" bench -m /tmp/models/strix.gguf \
         --backend vulkan -p 8 -n 64 -r 1 --speculation off >"$out/vulkan_decode_profile.txt" 2>&1
     head -40 "$out/vulkan_decode_profile.txt"
+fi
+# 5. Whether the host or the GPU limits Vulkan decode (host time recording vs waiting), and where a 512-token
+#    prefill spends its GPU time.
+if [ -f /tmp/models/strix.gguf ] && [ "$(date +%s)" -lt $((deadline - 30)) ]; then
+    EMBER_VULKAN_PROFILE=host timeout $((deadline - $(date +%s) - 5)) "$bin/ember-cli" bench -m /tmp/models/strix.gguf \
+        --backend vulkan -p 8 -n 64 -r 1 --speculation off 2>&1 | grep -E 'host times|decode' >"$out/vulkan_host_times.txt"
+    cat "$out/vulkan_host_times.txt"
+fi
+if [ -f /tmp/models/strix.gguf ] && [ "$(date +%s)" -lt $((deadline - 30)) ]; then
+    EMBER_VULKAN_PROFILE=1 timeout $((deadline - $(date +%s) - 5)) "$bin/ember-cli" bench -m /tmp/models/strix.gguf \
+        --backend vulkan -p 512 -n 1 -r 1 --speculation off >"$out/vulkan_prefill_profile.txt" 2>&1
+    head -30 "$out/vulkan_prefill_profile.txt"
 fi
 cp -r "$work/bench" "$logs/"
 pack
