@@ -8,6 +8,9 @@
 // elements 4q..4q+3 (low nibbles) and 16+4q..16+4q+3 (high nibbles); for Q8_0 the 8 codes 8q..8q+7.
 // Same parameters as matvec.comp, plus row_lanes (a power of two, 4..128) and x_vec4 (activations 16-byte
 // aligned: read as vec4).
+// GATED (matmul_gated / matmul_experts_gated): binding 5 holds the up weights (same type and row layout, row r at
+// byte w_up_off + the gate row's offset from w_off); each row's lanes take the gate and the up product from the
+// same activation reads and write act(gate) * up (act 0 silu, 1 gelu tanh); no bias.
 #version 450
 #include "common.glsl"
 layout(local_size_x = 128) in;
@@ -17,6 +20,9 @@ layout(binding = 1) readonly buffer X4 { vec4 x4[]; };
 layout(binding = 2) writeonly buffer Out { float out_f[]; };
 layout(binding = 3) readonly buffer Bias { float bias[]; };
 layout(binding = 4) readonly buffer Ids { int ids[]; };
+#if defined(GATED)
+layout(binding = 5) readonly buffer WeightsUp { uint W_up[]; };
+#endif
 
 layout(push_constant) uniform Params {
     uint w_off;
@@ -37,6 +43,11 @@ layout(push_constant) uniform Params {
     uint per_slot;
     uint row_lanes;
     uint x_vec4;
+#if defined(GATED)
+    uint x_scales;  // unused here
+    uint w_up_off;
+    uint act;
+#endif
 } p;
 
 #if defined(TYPE_Q4_0)
@@ -64,11 +75,25 @@ float fp4_value(uint c) {
     return (c & 8u) != 0u ? -v : v;
 }
 
+// Word i of weight matrix m: 0 the weights (the gate's when GATED), 1 the up weights.
+uint w_word(uint m, uint i) {
+#if defined(GATED)
+    if (m != 0u) return W_up[i];
+#endif
+    return W[i];
+}
+uint w_u8(uint m, uint o) { return (w_word(m, o >> 2) >> ((o & 3u) * 8u)) & 0xffu; }
+uint w_u16(uint m, uint o) { return (w_word(m, o >> 2) >> ((o & 2u) * 8u)) & 0xffffu; }
+// Little-endian 32 bits at an offset that is a multiple of 2.
+uint w_u32_2(uint m, uint o) {
+    return (o & 2u) == 0u ? w_word(m, o >> 2) : (w_word(m, o >> 2) >> 16) | (w_word(m, (o >> 2) + 1u) << 16);
+}
+
 // 32 bits at any byte offset.
-uint word_at(uint o) {
+uint word_at(uint m, uint o) {
     const uint s = 8u * (o & 3u);
-    const uint lo = W[o >> 2];
-    return s == 0u ? lo : (lo >> s) | (W[(o >> 2) + 1u] << (32u - s));
+    const uint lo = w_word(m, o >> 2);
+    return s == 0u ? lo : (lo >> s) | (w_word(m, (o >> 2) + 1u) << (32u - s));
 }
 
 // Activations i..i+3 of one row (i a multiple of 4).
@@ -77,27 +102,28 @@ vec4 x_quad(uint base, uint i) {
     return vec4(x[base + i], x[base + i + 1u], x[base + i + 2u], x[base + i + 3u]);
 }
 
-// The weights of quarter q of the block at byte b, scaled: lo = elements of the first run, hi = of the second.
-void decode_quarter(uint b, uint q, out vec4 lo, out vec4 hi) {
+// The weights of quarter q of the block at byte b of matrix m, scaled: lo = elements of the first run, hi = of the
+// second.
+void decode_quarter(uint m, uint b, uint q, out vec4 lo, out vec4 hi) {
 #if defined(TYPE_Q8_0)
-    const float d = half_bits_to_float(RD16(W, b));
-    const uint w0 = RD32_2(W, b + 2u + 8u * q), w1 = RD32_2(W, b + 6u + 8u * q);
+    const float d = half_bits_to_float(w_u16(m, b));
+    const uint w0 = w_u32_2(m, b + 2u + 8u * q), w1 = w_u32_2(m, b + 6u + 8u * q);
     lo = d * vec4(float(int(w0 << 24) >> 24), float(int(w0 << 16) >> 24), float(int(w0 << 8) >> 24),
                   float(int(w0) >> 24));
     hi = d * vec4(float(int(w1 << 24) >> 24), float(int(w1 << 16) >> 24), float(int(w1 << 8) >> 24),
                   float(int(w1) >> 24));
 #elif defined(TYPE_Q4_0)
-    const float d = half_bits_to_float(RD16(W, b));
-    const uint w = RD32_2(W, b + 2u + 4u * q);
+    const float d = half_bits_to_float(w_u16(m, b));
+    const uint w = w_u32_2(m, b + 2u + 4u * q);
     lo = d * (vec4(float(w & 15u), float((w >> 8) & 15u), float((w >> 16) & 15u), float((w >> 24) & 15u)) - 8.0);
     hi = d * (vec4(float((w >> 4) & 15u), float((w >> 12) & 15u), float((w >> 20) & 15u), float(w >> 28)) - 8.0);
 #else
 #if defined(TYPE_Q4_0_ROCMFP4)
-    const uint w = RD32_2(W, b + 4u * q);
-    const float s_low = rocmfp_scale(RD8(W, b + 16u)), s_high = rocmfp_scale(RD8(W, b + 17u));
+    const uint w = w_u32_2(m, b + 4u * q);
+    const float s_low = rocmfp_scale(w_u8(m, b + 16u)), s_high = rocmfp_scale(w_u8(m, b + 17u));
 #else
-    const uint w = word_at(b + 4u * q);
-    const float s_low = rocmfp_scale(RD8(W, b + 16u)), s_high = s_low;
+    const uint w = word_at(m, b + 4u * q);
+    const float s_low = rocmfp_scale(w_u8(m, b + 16u)), s_high = s_low;
 #endif
     lo = s_low * vec4(fp4_value(w), fp4_value(w >> 8), fp4_value(w >> 16), fp4_value(w >> 24));
     hi = s_high * vec4(fp4_value(w >> 4), fp4_value(w >> 12), fp4_value(w >> 20), fp4_value(w >> 28));
@@ -105,6 +131,14 @@ void decode_quarter(uint b, uint q, out vec4 lo, out vec4 hi) {
 }
 
 shared float partial[8][128];
+#if defined(GATED)
+shared float partial_up[8][128];
+
+float activate(float g) {
+    if (p.act == 0u) return g / (1.0 + exp(-g));
+    return 0.5 * g * (1.0 + tanh(0.7978845608028654 * (g + 0.044715 * g * g * g)));
+}
+#endif
 
 void main() {
     const uint tid = gl_LocalInvocationID.x;
@@ -137,10 +171,18 @@ void main() {
     const uint q = li & 3u;
     const uint blocks_per_pass = lanes / 4u;
     float acc[8] = float[8](0, 0, 0, 0, 0, 0, 0, 0);
+#if defined(GATED)
+    float acc_up[8] = float[8](0, 0, 0, 0, 0, 0, 0, 0);
+    const uint w_up_row = w_row - p.w_off + p.w_up_off;
+#endif
     if (valid) {
         for (uint blk = li / 4u; blk < n_blocks; blk += blocks_per_pass) {
             vec4 lo, hi;
-            decode_quarter(w_row + blk * BLOCK_BYTES, q, lo, hi);
+            decode_quarter(0u, w_row + blk * BLOCK_BYTES, q, lo, hi);
+#if defined(GATED)
+            vec4 up_lo, up_hi;
+            decode_quarter(1u, w_up_row + blk * BLOCK_BYTES, q, up_lo, up_hi);
+#endif
 #if defined(TYPE_Q8_0)
             const uint i_lo = blk * 32u + 8u * q, i_hi = i_lo + 4u;
 #else
@@ -149,7 +191,11 @@ void main() {
             for (uint t = 0u; t < 8u; ++t) {
                 if (t < tokens) {
                     const uint xb = x_base + t * p.x_stride;
-                    acc[t] += dot(lo, x_quad(xb, i_lo)) + dot(hi, x_quad(xb, i_hi));
+                    const vec4 x_lo = x_quad(xb, i_lo), x_hi = x_quad(xb, i_hi);
+                    acc[t] += dot(lo, x_lo) + dot(hi, x_hi);
+#if defined(GATED)
+                    acc_up[t] += dot(up_lo, x_lo) + dot(up_hi, x_hi);
+#endif
                 }
             }
         }
@@ -158,6 +204,9 @@ void main() {
     const bool by_subgroup = gl_SubgroupSize <= lanes;
     for (uint t = 0u; t < 8u; ++t) {
         if (t < p.tokens) partial[t][tid] = by_subgroup ? subgroupAdd(acc[t]) : acc[t];
+#if defined(GATED)
+        if (t < p.tokens) partial_up[t][tid] = by_subgroup ? subgroupAdd(acc_up[t]) : acc_up[t];
+#endif
     }
     barrier();
     const uint step0 = by_subgroup ? gl_SubgroupSize : 1u;
@@ -165,12 +214,20 @@ void main() {
         if (li < stride && (li % step0) == 0u) {
             for (uint t = 0u; t < 8u; ++t)
                 if (t < p.tokens) partial[t][tid] += partial[t][tid + stride];
+#if defined(GATED)
+            for (uint t = 0u; t < 8u; ++t)
+                if (t < p.tokens) partial_up[t][tid] += partial_up[t][tid + stride];
+#endif
         }
         barrier();
     }
     if (valid && li < tokens) {
         float s = partial[li][tid - li];
+#if defined(GATED)
+        s = activate(s) * partial_up[li][tid - li];
+#else
         if (p.has_bias != 0u) s += bias[p.bias_off + r];
+#endif
         out_f[out_base + li * p.out_stride + r] = s;
     }
 }

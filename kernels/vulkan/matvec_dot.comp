@@ -11,6 +11,9 @@
 // codebook values 0, 1, 2, 3, 4, 6, 8, 10 with a sign are small integers).
 // Push constants: those of matvec_blocks.comp, except that x_off is the word offset of activation row 0's codes
 // and x_stride counts blocks between activation rows, plus x_scales (vec2 index of row 0's first (d, s)).
+// GATED (matmul_gated / matmul_experts_gated): as in matvec_blocks.comp, binding 5 holds the up weights (row r at
+// byte w_up_off + the gate row's offset from w_off), both products take the same activation code words, and the
+// result is act(gate) * up (act 0 silu, 1 gelu tanh); no bias.
 #version 450
 #extension GL_EXT_spirv_intrinsics : require
 #include "common.glsl"
@@ -21,6 +24,9 @@ layout(binding = 1) readonly buffer XScales { vec2 xd[]; };
 layout(binding = 2) writeonly buffer Out { float out_f[]; };
 layout(binding = 3) readonly buffer Bias { float bias[]; };
 layout(binding = 4) readonly buffer Ids { int ids[]; };
+#if defined(GATED)
+layout(binding = 5) readonly buffer WeightsUp { uint W_up[]; };
+#endif
 
 layout(push_constant) uniform Params {
     uint w_off;
@@ -42,6 +48,10 @@ layout(push_constant) uniform Params {
     uint row_lanes;
     uint x_vec4;  // unused here
     uint x_scales;
+#if defined(GATED)
+    uint w_up_off;
+    uint act;
+#endif
 } p;
 
 // OpSDot (opcode 4450) with PackedVectorFormat4x8Bit (0): the sum of the four products of signed bytes.
@@ -68,11 +78,25 @@ float rocmfp_scale(uint e) {
     return ldexp(float(8u + mantissa), exponent - 11);
 }
 
+// Word i of weight matrix m: 0 the weights (the gate's when GATED), 1 the up weights.
+uint w_word(uint m, uint i) {
+#if defined(GATED)
+    if (m != 0u) return W_up[i];
+#endif
+    return W[i];
+}
+uint w_u8(uint m, uint o) { return (w_word(m, o >> 2) >> ((o & 3u) * 8u)) & 0xffu; }
+uint w_u16(uint m, uint o) { return (w_word(m, o >> 2) >> ((o & 2u) * 8u)) & 0xffffu; }
+// Little-endian 32 bits at an offset that is a multiple of 2.
+uint w_u32_2(uint m, uint o) {
+    return (o & 2u) == 0u ? w_word(m, o >> 2) : (w_word(m, o >> 2) >> 16) | (w_word(m, (o >> 2) + 1u) << 16);
+}
+
 // 32 bits at any byte offset.
-uint word_at(uint o) {
+uint word_at(uint m, uint o) {
     const uint s = 8u * (o & 3u);
-    const uint lo = W[o >> 2];
-    return s == 0u ? lo : (lo >> s) | (W[(o >> 2) + 1u] << (32u - s));
+    const uint lo = w_word(m, o >> 2);
+    return s == 0u ? lo : (lo >> s) | (w_word(m, (o >> 2) + 1u) << (32u - s));
 }
 
 // Four nibbles (one in the low 4 bits of each byte) as four int8 values nibble - 8: per byte n + 0x78 stays below
@@ -89,7 +113,54 @@ uint fp4_to_i8x4(uint c) {
     return ((v | 0x80808080u) - ((v + v) & negative)) ^ 0x80808080u;
 }
 
+// Quarter q of the block at byte b of matrix m as two words of four int8 weights (lo: the first run, hi: the
+// second) and their scales (s_high differs from s_low for ROCmFP4 dual only).
+void decode_quarter(uint m, uint b, uint q, out uint lo, out uint hi, out float s_low, out float s_high) {
+#if defined(TYPE_Q8_0)
+    s_low = half_bits_to_float(w_u16(m, b));
+    lo = w_u32_2(m, b + 2u + 8u * q);
+    hi = w_u32_2(m, b + 6u + 8u * q);
+#elif defined(TYPE_Q4_0)
+    s_low = half_bits_to_float(w_u16(m, b));
+    const uint w = w_u32_2(m, b + 2u + 4u * q);
+    lo = q4_to_i8x4(w & 0x0f0f0f0fu);
+    hi = q4_to_i8x4((w >> 4) & 0x0f0f0f0fu);
+#else
+#if defined(TYPE_Q4_0_ROCMFP4)
+    const uint w = w_u32_2(m, b + 4u * q);
+    s_low = rocmfp_scale(w_u8(m, b + 16u));
+#else
+    const uint w = word_at(m, b + 4u * q);
+    s_low = rocmfp_scale(w_u8(m, b + 16u));
+#endif
+    lo = fp4_to_i8x4(w & 0x0f0f0f0fu);
+    hi = fp4_to_i8x4((w >> 4) & 0x0f0f0f0fu);
+#endif
+#if defined(TYPE_Q4_0_ROCMFP4)
+    s_high = rocmfp_scale(w_u8(m, b + 17u));
+#else
+    s_high = s_low;
+#endif
+}
+
+// The block's quarter against activation words a_lo, a_hi with activation scale d_x.
+float quarter_dot(uint lo, uint hi, float s_low, float s_high, uint a_lo, uint a_hi, float d_x) {
+#if defined(TYPE_Q4_0_ROCMFP4)
+    return d_x * (s_low * float(SDOT(lo, a_lo)) + s_high * float(SDOT(hi, a_hi)));
+#else
+    return (s_low * d_x) * float(SDOT(lo, a_lo) + SDOT(hi, a_hi));
+#endif
+}
+
 shared float partial[8][128];
+#if defined(GATED)
+shared float partial_up[8][128];
+
+float activate(float g) {
+    if (p.act == 0u) return g / (1.0 + exp(-g));
+    return 0.5 * g * (1.0 + tanh(0.7978845608028654 * (g + 0.044715 * g * g * g)));
+}
+#endif
 
 void main() {
     const uint tid = gl_LocalInvocationID.x;
@@ -127,40 +198,29 @@ void main() {
     const uint word_lo = q, word_hi = q + 4u;
 #endif
     float acc[8] = float[8](0, 0, 0, 0, 0, 0, 0, 0);
+#if defined(GATED)
+    float acc_up[8] = float[8](0, 0, 0, 0, 0, 0, 0, 0);
+    const uint w_up_row = w_row - p.w_off + p.w_up_off;
+#endif
     if (valid) {
         for (uint blk = li / 4u; blk < n_blocks; blk += blocks_per_pass) {
-            const uint b = w_row + blk * BLOCK_BYTES;
             uint lo, hi;
-#if defined(TYPE_Q8_0)
-            const float s_low = half_bits_to_float(RD16(W, b));
-            lo = RD32_2(W, b + 2u + 8u * q);
-            hi = RD32_2(W, b + 6u + 8u * q);
-#elif defined(TYPE_Q4_0)
-            const float s_low = half_bits_to_float(RD16(W, b));
-            const uint w = RD32_2(W, b + 2u + 4u * q);
-            lo = q4_to_i8x4(w & 0x0f0f0f0fu);
-            hi = q4_to_i8x4((w >> 4) & 0x0f0f0f0fu);
-#else
-#if defined(TYPE_Q4_0_ROCMFP4)
-            const uint w = RD32_2(W, b + 4u * q);
-            const float s_low = rocmfp_scale(RD8(W, b + 16u)), s_high = rocmfp_scale(RD8(W, b + 17u));
-#else
-            const uint w = word_at(b + 4u * q);
-            const float s_low = rocmfp_scale(RD8(W, b + 16u));
-#endif
-            lo = fp4_to_i8x4(w & 0x0f0f0f0fu);
-            hi = fp4_to_i8x4((w >> 4) & 0x0f0f0f0fu);
+            float s_low, s_high;
+            decode_quarter(0u, w_row + blk * BLOCK_BYTES, q, lo, hi, s_low, s_high);
+#if defined(GATED)
+            uint up_lo, up_hi;
+            float up_s_low, up_s_high;
+            decode_quarter(1u, w_up_row + blk * BLOCK_BYTES, q, up_lo, up_hi, up_s_low, up_s_high);
 #endif
             for (uint t = 0u; t < 8u; ++t) {
                 if (t < tokens) {
                     const uint xb = (x_row + t) * p.x_stride + blk;
                     const uint xw = p.x_off + xb * 8u;
                     const float d_x = xd[p.x_scales + xb].x;
-#if defined(TYPE_Q4_0_ROCMFP4)
-                    acc[t] += d_x * (s_low * float(SDOT(lo, xq[xw + word_lo])) +
-                                     s_high * float(SDOT(hi, xq[xw + word_hi])));
-#else
-                    acc[t] += (s_low * d_x) * float(SDOT(lo, xq[xw + word_lo]) + SDOT(hi, xq[xw + word_hi]));
+                    const uint a_lo = xq[xw + word_lo], a_hi = xq[xw + word_hi];
+                    acc[t] += quarter_dot(lo, hi, s_low, s_high, a_lo, a_hi, d_x);
+#if defined(GATED)
+                    acc_up[t] += quarter_dot(up_lo, up_hi, up_s_low, up_s_high, a_lo, a_hi, d_x);
 #endif
                 }
             }
@@ -170,6 +230,9 @@ void main() {
     const bool by_subgroup = gl_SubgroupSize <= lanes;
     for (uint t = 0u; t < 8u; ++t) {
         if (t < p.tokens) partial[t][tid] = by_subgroup ? subgroupAdd(acc[t]) : acc[t];
+#if defined(GATED)
+        if (t < p.tokens) partial_up[t][tid] = by_subgroup ? subgroupAdd(acc_up[t]) : acc_up[t];
+#endif
     }
     barrier();
     const uint step0 = by_subgroup ? gl_SubgroupSize : 1u;
@@ -177,12 +240,20 @@ void main() {
         if (li < stride && (li % step0) == 0u) {
             for (uint t = 0u; t < 8u; ++t)
                 if (t < p.tokens) partial[t][tid] += partial[t][tid + stride];
+#if defined(GATED)
+            for (uint t = 0u; t < 8u; ++t)
+                if (t < p.tokens) partial_up[t][tid] += partial_up[t][tid + stride];
+#endif
         }
         barrier();
     }
     if (valid && li < tokens) {
         float s = partial[li][tid - li];
+#if defined(GATED)
+        s = activate(s) * partial_up[li][tid - li];
+#else
         if (p.has_bias != 0u) s += bias[p.bias_off + r];
+#endif
         out_f[out_base + li * p.out_stride + r] = s;
     }
 }

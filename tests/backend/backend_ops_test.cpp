@@ -689,6 +689,78 @@ TEST_P(BackendOps, ShapeMistakesAreErrors) {
     EXPECT_THROW(backend_->rope(a, 32, positions, RopeParams{RopeMode::neox, 32, 1e4f, 1.0f}), Error);
 }
 
+// matmul_gated and matmul_experts_gated (act(x W_gate^T) * (x W_up^T)) over the decode weight types, for 1 and 5
+// tokens and both activations, against the reference's products and gated activation. A kernel that dropped the
+// activation or swapped gate and up would be off by far more than the tolerance.
+TEST_P(BackendOps, GatedProductsOfDecodeTypes) {
+    const int64_t cols = 512, rows = 33;
+    for (TensorType wt : {TensorType::F16, TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4,
+                          TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q4_K}) {
+        reference::Matrix g_stored, u_stored;
+        const Tensor wg = upload(wt, rows, cols, random(rows * cols), &g_stored);
+        const Tensor wu = upload(wt, rows, cols, random(rows * cols), &u_stored);
+        const double tolerance = gguf::traits(wt).quantized ? 3e-2 : 1e-5;
+        for (int64_t tokens : {1, 5})
+            for (Activation act : {Activation::silu, Activation::gelu}) {
+                const std::vector<float> x = random(tokens * cols);
+                const Tensor out = output(TensorType::F32, tokens, rows);
+                backend_->matmul_gated(act, wg, wu, upload_f32(tokens, cols, x), output(TensorType::F32, tokens, rows),
+                                       out);
+                const reference::Matrix want =
+                    reference::gated_activation(act, reference::matmul(g_stored, rows, cols, to_double(x), tokens),
+                                                reference::matmul(u_stored, rows, cols, to_double(x), tokens));
+                const std::string what = std::string(gguf::traits(wt).name) + ", " + std::to_string(tokens) +
+                                         " tokens, " + (act == Activation::silu ? "silu" : "gelu");
+                expect_close(download(out), want, tolerance, what.c_str());
+            }
+    }
+    const Tensor w = upload(TensorType::Q4_0, rows, cols, random(rows * cols));
+    const Tensor x = upload_f32(1, cols, random(cols));
+    EXPECT_THROW(backend_->matmul_gated(Activation::silu, w, upload(TensorType::Q4_0, rows - 1, cols,
+                                                                    random((rows - 1) * cols)),
+                                        x, output(TensorType::F32, 1, rows), output(TensorType::F32, 1, rows)),
+                 Error);
+    EXPECT_THROW(backend_->matmul_gated(Activation::silu, w, w, x, output(TensorType::F32, 1, rows - 1),
+                                        output(TensorType::F32, 1, rows)),
+                 Error);
+}
+
+TEST_P(BackendOps, GatedExpertProductsOfDecodeTypes) {
+    const int64_t experts = 4, rows = 33, cols = 256;
+    const int k = 2;
+    for (TensorType wt : {TensorType::F16, TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4,
+                          TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q4_K}) {
+        reference::Matrix g_stored, u_stored;
+        const Tensor wg = upload(wt, experts * rows, cols, random(experts * rows * cols), &g_stored);
+        const Tensor wu = upload(wt, experts * rows, cols, random(experts * rows * cols), &u_stored);
+        const double tolerance = gguf::traits(wt).quantized ? 3e-2 : 1e-5;
+        // 40 tokens (80 slots): the prefill form, which the fused decode kernels leave to the composition.
+        for (int64_t tokens : {1, 5, 40}) {
+            if (tokens == 40 && wt != TensorType::Q4_0) continue;
+            std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(experts - 1));
+            std::vector<int32_t> expert_ids(static_cast<size_t>(tokens * k));
+            for (int32_t& e : expert_ids) e = pick(rng_);
+            const Tensor ids = output(TensorType::I32, tokens, k);
+            backend_->write(ids, std::as_bytes(std::span(expert_ids)));
+            for (bool per_slot : {false, true})
+                for (Activation act : {Activation::silu, Activation::gelu}) {
+                    const int64_t x_rows = per_slot ? tokens * k : tokens;
+                    const std::vector<float> x = random(x_rows * cols);
+                    const Tensor out = output(TensorType::F32, tokens * k, rows);
+                    backend_->matmul_experts_gated(act, wg, wu, experts, upload_f32(x_rows, cols, x), ids,
+                                                   output(TensorType::F32, tokens * k, rows), out);
+                    const reference::Matrix want = reference::gated_activation(
+                        act, reference::matmul_experts(g_stored, rows, cols, expert_ids, x, per_slot, k),
+                        reference::matmul_experts(u_stored, rows, cols, expert_ids, x, per_slot, k));
+                    const std::string what = std::string(gguf::traits(wt).name) + ", " + std::to_string(tokens) +
+                                             " tokens, " + (per_slot ? "per slot, " : "per token, ") +
+                                             (act == Activation::silu ? "silu" : "gelu");
+                    expect_close(download(out), want, tolerance, what.c_str());
+                }
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, BackendOps, ::testing::ValuesIn(kBackends),
                          [](const ::testing::TestParamInfo<BackendCase>& p) { return p.param.name; });
 

@@ -63,6 +63,11 @@ public:
     void matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
                         const Tensor& out) override;
     void moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) override;
+    // Fused for decode (vk_ops_gated.cpp); otherwise Backend's composition.
+    void matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
+                      const Tensor& up_scratch, const Tensor& out) override;
+    void matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
+                              const Tensor& x, const Tensor& ids, const Tensor& up_scratch, const Tensor& out) override;
     BackendCounters counters() const override { return counters_; }
 
     const Context& context() const { return *ctx_; }

@@ -160,6 +160,18 @@ public:
     //   out[t * k + j, :] = W_{ids[t, j]} · x[r, :], with r = t when x has T rows, r = t * k + j when it has T * k.
     virtual void matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
                                 const Tensor& out) = 0;
+    // The gated products of a feed-forward layer: out = act(x w_gate^T) * (x w_up^T), i.e.
+    //   matmul(w_gate, x, out); matmul(w_up, x, up_scratch); gated_activation(act, out, up_scratch, out).
+    // w_gate and w_up have the same shape; up_scratch is shaped like out (F32) and its contents afterwards are
+    // unspecified: the default above uses it for the up product, a backend that fuses the three ignores it (so no
+    // op allocates). out and up_scratch must not alias x or each other.
+    virtual void matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
+                              const Tensor& up_scratch, const Tensor& out);
+    // The same for expert matrices, slot by slot as matmul_experts (w_gate and w_up hold n_experts matrices each):
+    //   out[t * k + j, :] = act(G_{ids[t, j]} · x[r, :]) * (U_{ids[t, j]} · x[r, :]).
+    virtual void matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
+                                      const Tensor& x, const Tensor& ids, const Tensor& up_scratch,
+                                      const Tensor& out);
     // out[t, :] = sum_j weights[t, j] * y[t * k + j, :]
     virtual void moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) = 0;
 
