@@ -216,6 +216,33 @@ TEST_P(BackendOps, MatmulWithBias) {
     expect_close(download(out), want, 1e-5, "matmul+bias");
 }
 
+// A backend that reuses what it derived from an input (activations quantized once for several products) must see
+// every change to it: a write on the device, a write from the host, and a neighbouring window of the same buffer.
+TEST_P(BackendOps, ProductsSeeTheirInputsChange) {
+    const int64_t rows = 33, cols = 512;
+    reference::Matrix w_stored;
+    const Tensor w = upload(TensorType::Q4_0, rows, cols, random(rows * cols), &w_stored);
+    const std::vector<float> both = random(2 * cols), d = random(cols), fresh = random(cols);
+    const Tensor xs = upload_f32(2, cols, both), dt = upload_f32(1, cols, d);
+    const Tensor x = xs.row_range(0, 1), neighbour = xs.row_range(1, 1);
+    std::vector<Tensor> outs;
+    for (int i = 0; i < 5; ++i) outs.push_back(output(TensorType::F32, 1, rows));
+    backend_->matmul(w, x, outs[0]);
+    backend_->matmul(w, x, outs[1]);
+    backend_->matmul(w, neighbour, outs[2]);
+    backend_->add(x, dt, x);
+    backend_->matmul(w, x, outs[3]);
+    backend_->write(x, std::as_bytes(std::span(fresh)));
+    backend_->matmul(w, x, outs[4]);
+
+    std::vector<double> x0(both.begin(), both.begin() + cols), x1(both.begin() + cols, both.end()), x2 = x0;
+    for (int64_t c = 0; c < cols; ++c) x2[c] += d[c];
+    const std::vector<double> inputs[5] = {x0, x0, x1, x2, to_double(fresh)};
+    for (size_t i = 0; i < 5; ++i)
+        expect_close(download(outs[i]), reference::matmul(w_stored, rows, cols, inputs[i], 1), 3e-2,
+                     ("product " + std::to_string(i)).c_str());
+}
+
 TEST_P(BackendOps, RmsNormInPlaceAndPerHead) {
     const int64_t rows = 6, cols = 96;
     const std::vector<float> x = random(rows * cols, 3.0f), w = random(cols);

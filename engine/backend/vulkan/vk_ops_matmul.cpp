@@ -3,7 +3,7 @@
 // weights are read once for all rows: decode, speculative verification); more take the tiled prefill kernel.
 // A weight larger than the device can bind at once is processed in row slices. Where the device has integer dot
 // products, the matrix x vector of the 4- and 8-bit block types quantizes the activations to Q8_1 first
-// (one dispatch per call) and runs matvec_dot.
+// (one dispatch, skipped when the same activations were quantized since they last changed) and runs matvec_dot.
 #include <algorithm>
 
 #include "backend/vulkan/vulkan_backend.h"
@@ -42,10 +42,17 @@ uint64_t VulkanBackend::block_matvec_groups(MatvecPush& p, int64_t cols, int64_t
 }
 
 std::optional<VulkanBackend::Q8Activations> VulkanBackend::quantize_q8_1(const Tensor& x) {
+    const View xv = stream_->view(x);
+    for (const Q8Reuse& r : q8_reuse_)
+        if (r.x.buffer == xv.buffer && r.x.offset == xv.offset && r.x.range == xv.range && r.x.inner == xv.inner &&
+            r.rows == x.rows && r.cols == x.cols && r.row_stride == x.row_stride &&
+            stream_->unchanged_since(xv, r.mark))
+            return r.q;
     const uint64_t blocks = static_cast<uint64_t>(x.rows) * static_cast<uint64_t>(x.cols / 32);
     const uint64_t needed = (blocks * 40 + 255) / 256 * 256;  // 32 code bytes and (d, s) per block
     if (needed > ctx_->limits().maxStorageBufferRange / 2) return std::nullopt;
     if (needed > q8_capacity_) {
+        q8_reuse_.clear();
         // Grow by at least half, so that a run of slightly larger calls does not reallocate each time. The old
         // buffer's destructor first runs the work recorded with it.
         const size_t grown = (q8_capacity_ + q8_capacity_ / 2 + 255) / 256 * 256;
@@ -54,6 +61,8 @@ std::optional<VulkanBackend::Q8Activations> VulkanBackend::quantize_q8_1(const T
         q8_next_ = 0;
     }
     if (q8_next_ + needed > q8_capacity_) q8_next_ = 0;
+    const size_t ring_begin = q8_next_, ring_end = q8_next_ + needed;
+    std::erase_if(q8_reuse_, [&](const Q8Reuse& r) { return r.ring_begin < ring_end && ring_begin < r.ring_end; });
     Tensor slot;
     slot.buffer = q8_scratch_.get();
     slot.offset = q8_next_;
@@ -67,9 +76,11 @@ std::optional<VulkanBackend::Q8Activations> VulkanBackend::quantize_q8_1(const T
     q.blocks_per_row = u32(x.cols / 32);
     q.codes_off = q.view.words();
     q.scales_off = u32(static_cast<int64_t>((q.view.inner + blocks * 32) / 8));
-    const View xv = stream_->view(x);
     const QuantizePush p{xv.words(), words(x.row_stride), u32(x.rows), u32(x.cols), q.codes_off, q.scales_off};
     stream_->dispatch("quantize_q8_1", {ro(xv), rw(q.view)}, p, linear_grid((blocks * 8 + 255) / 256));
+    constexpr size_t kReuseEntries = 8;
+    if (q8_reuse_.size() == kReuseEntries) q8_reuse_.erase(q8_reuse_.begin());
+    q8_reuse_.push_back({xv, x.rows, x.cols, x.row_stride, stream_->mark(), ring_begin, ring_end, q});
     return q;
 }
 

@@ -157,7 +157,17 @@ bool Stream::conflicts(const View& v, bool writes) const {
 }
 
 void Stream::note_access(const View& v, bool writes) {
-    (writes ? written_ : read_).push_back({v.buffer, v.offset, v.offset + v.range});
+    const Range r{v.buffer, v.offset, v.offset + v.range};
+    (writes ? written_ : read_).push_back(r);
+    if (writes) write_log_.push_back({++seq_, r});
+}
+
+bool Stream::unchanged_since(const View& v, uint64_t mark) const {
+    if (mark < log_start_) return false;
+    for (auto it = write_log_.rbegin(); it != write_log_.rend() && it->seq > mark; ++it)
+        if (it->range.buffer == v.buffer && it->range.begin < v.offset + v.range && v.offset < it->range.end)
+            return false;
+    return true;
 }
 
 void Stream::dispatch(const std::string& pipeline, std::initializer_list<Arg> args, const void* push,
@@ -201,6 +211,7 @@ void Stream::dispatch(const std::string& pipeline, std::initializer_list<Arg> ar
 
 void Stream::fill_zero(DeviceBuffer& buffer) {
     if (buffer.host() && !recording_) {
+        log_start_ = ++seq_;
         std::memset(buffer.host(), 0, buffer.allocated());
         return;
     }
@@ -215,6 +226,7 @@ void Stream::write(DeviceBuffer& dst, size_t offset, std::span<const std::byte> 
     if (offset + src.size() > dst.size()) throw Error("vulkan backend: write past the end of a buffer");
     if (dst.host()) {
         finish();  // recorded work may still read the old bytes
+        log_start_ = ++seq_;
         std::memcpy(dst.host() + offset, src.data(), src.size());
         return;
     }
@@ -266,6 +278,8 @@ void Stream::finish() {
     recording_ = false;
     written_.clear();
     read_.clear();
+    write_log_.clear();
+    log_start_ = ++seq_;
     check(vk.vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;

@@ -77,6 +77,11 @@ public:
     // Submits what was recorded and waits for it.
     void finish();
     bool pending() const { return recording_; }
+    // Whether the window v holds what it held at `mark` (a value of mark()): no command recorded since writes to
+    // it, and no sync point came between (after one, the host may have written any buffer). Lets the backend reuse
+    // a derived buffer, such as activations quantized to Q8_1, instead of deriving it again.
+    uint64_t mark() const { return seq_; }
+    bool unchanged_since(const View& v, uint64_t mark) const;
     const Context& context() const { return ctx_; }
 
 private:
@@ -103,6 +108,13 @@ private:
     VkPipeline bound_ = VK_NULL_HANDLE;
     std::vector<Range> written_;  // since the last barrier
     std::vector<Range> read_;
+    struct Write {
+        uint64_t seq;
+        Range range;
+    };
+    std::vector<Write> write_log_;  // since the last sync point, in recording order
+    uint64_t seq_ = 1;              // numbers the writes
+    uint64_t log_start_ = 1;        // marks below this one predate a sync point
     std::unique_ptr<DeviceBuffer> arena_;
     size_t arena_used_ = 0;
     std::unique_ptr<DeviceBuffer> readback_;

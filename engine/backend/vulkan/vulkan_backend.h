@@ -121,6 +121,17 @@ private:
     std::unique_ptr<DeviceBuffer> q8_scratch_;
     size_t q8_capacity_ = 0;
     size_t q8_next_ = 0;  // bytes, a multiple of 256
+    // Recent quantizations, reused while their input is unchanged (the stream says so) and their part of the ring
+    // was not handed out again: Q/K/V, gate/up and the routed and shared experts read the same activations.
+    struct Q8Reuse {
+        View x;
+        int64_t rows = 0, cols = 0;
+        size_t row_stride = 0;
+        uint64_t mark = 0;
+        size_t ring_begin = 0, ring_end = 0;
+        Q8Activations q;
+    };
+    std::vector<Q8Reuse> q8_reuse_;
 };
 
 // Argument checks, reported like the CPU backend's.
