@@ -4,6 +4,9 @@
 //   mode 1 l2_norm:         out = x / max(|x|, eps)
 //   mode 2 gated rms_norm:  out = x / sqrt(mean(x^2) + eps) * weight * silu(z)
 // Segment s is head s % segs of row s / segs. out may alias x.
+// With QUANTIZE (modes 0 and 2, cols a multiple of 32) the output is also written as Q8_1 blocks (q8_1_store.glsl)
+// for the integer dot product kernels that read it next; segment s's element i is in block s * cols / 32 + i / 32,
+// which for contiguous rows is the layout quantize_q8_1.comp writes.
 #version 450
 #include "common.glsl"
 layout(local_size_x = 128) in;
@@ -11,6 +14,12 @@ layout(binding = 0) readonly buffer X { float x[]; };
 layout(binding = 1) readonly buffer Weight { float w[]; };
 layout(binding = 2) buffer Out { float out_f[]; };
 layout(binding = 3) readonly buffer Z { float z[]; };
+#ifdef QUANTIZE
+layout(binding = 4) writeonly buffer Codes { uint codes[]; };
+layout(binding = 4) writeonly buffer Scales { vec2 scales[]; };
+#define Q8_STORE_INVOCATIONS 128
+#include "q8_1_store.glsl"
+#endif
 layout(push_constant) uniform Params {
     uint x_off;
     uint x_stride;
@@ -24,7 +33,18 @@ layout(push_constant) uniform Params {
     uint mode;
     uint z_off;
     uint z_stride;
+    uint q_off;  // QUANTIZE: the Q8_1 codes (words) and scales (vec2 units)
+    uint d_off;
 } p;
+
+float normalized(uint in_row, uint r, uint head, uint i, float inv) {
+    float y = x[in_row + i] * inv * w[p.w_off + i];
+    if (p.mode == 2u) {
+        const float g = z[p.z_off + r * p.z_stride + head + i];
+        y *= g / (1.0 + exp(-g));
+    }
+    return y;
+}
 
 void main() {
     const uint s = linear_group();
@@ -41,12 +61,21 @@ void main() {
         return;
     }
     const float inv = exact_div(1.0, sqrt(exact_div(sum, float(p.cols)) + p.eps));
-    for (uint i = gl_LocalInvocationID.x; i < p.cols; i += 128u) {
-        float y = x[in_row + i] * inv * w[p.w_off + i];
-        if (p.mode == 2u) {
-            const float g = z[p.z_off + r * p.z_stride + head + i];
-            y *= g / (1.0 + exp(-g));
+#ifdef QUANTIZE
+    // Four consecutive elements per invocation, so that eight neighbours hold one Q8_1 block.
+    for (uint base = 0u; base < p.cols; base += 512u) {
+        const uint i = base + gl_LocalInvocationID.x * 4u;
+        const bool valid = i < p.cols;
+        vec4 y = vec4(0.0);
+        if (valid) {
+            for (uint c = 0u; c < 4u; ++c) {
+                y[c] = normalized(in_row, r, head, i + c, inv);
+                out_f[out_row + i + c] = y[c];
+            }
         }
-        out_f[out_row + i] = y;
+        q8_1_store(y, valid, s * (p.cols / 32u) + i / 32u, p.q_off, p.d_off);
     }
+#else
+    for (uint i = gl_LocalInvocationID.x; i < p.cols; i += 128u) out_f[out_row + i] = normalized(in_row, r, head, i, inv);
+#endif
 }

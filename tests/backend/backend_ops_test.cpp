@@ -243,6 +243,30 @@ TEST_P(BackendOps, ProductsSeeTheirInputsChange) {
                      ("product " + std::to_string(i)).c_str());
 }
 
+// Norms followed by products, as a decode step has them: a backend may hand the product its input already
+// quantized by the norm (a whole-row norm; a gated norm per head whose output the product reads as whole rows).
+TEST_P(BackendOps, ProductsOfNormalizedRows) {
+    const int64_t tokens = 3, cols = 1024, head = 128, rows = 40;
+    for (TensorType type : {TensorType::Q4_0, TensorType::Q8_0, TensorType::Q4_0_ROCMFP4}) {
+        const std::string name(gguf::traits(type).name);
+        reference::Matrix w_stored;
+        const Tensor w = upload(type, rows, cols, random(rows * cols), &w_stored);
+        const std::vector<float> x = random(tokens * cols), nw = random(cols), hw = random(head), z = random(tokens * cols);
+        const Tensor xt = upload_f32(tokens, cols, x), nwt = upload_f32(1, cols, nw), hwt = upload_f32(1, head, hw);
+        const Tensor zt = upload_f32(tokens, cols, z), normed = output(TensorType::F32, tokens, cols);
+        const Tensor out = output(TensorType::F32, tokens, rows), out_gated = output(TensorType::F32, tokens, rows);
+        backend_->rms_norm(xt, nwt, 1e-6f, normed);
+        backend_->matmul(w, normed, out);
+        const reference::Matrix n1 = reference::rms_norm(to_double(x), cols, to_double(nw), 1e-6);
+        expect_close(download(out), reference::matmul(w_stored, rows, cols, n1, tokens), 3e-2, (name + " rms").c_str());
+        backend_->rms_norm_gated(xt.reshaped(head), hwt, zt.reshaped(head), 1e-6f, normed.reshaped(head));
+        backend_->matmul(w, normed, out_gated);
+        const reference::Matrix n2 = reference::rms_norm_gated(to_double(x), head, to_double(hw), to_double(z), 1e-6);
+        expect_close(download(out_gated), reference::matmul(w_stored, rows, cols, n2, tokens), 3e-2,
+                     (name + " gated").c_str());
+    }
+}
+
 TEST_P(BackendOps, RmsNormInPlaceAndPerHead) {
     const int64_t rows = 6, cols = 96;
     const std::vector<float> x = random(rows * cols, 3.0f), w = random(cols);

@@ -41,14 +41,25 @@ uint64_t VulkanBackend::block_matvec_groups(MatvecPush& p, int64_t cols, int64_t
     return (static_cast<uint64_t>(rows) + rows_per_group - 1) / rows_per_group;
 }
 
-std::optional<VulkanBackend::Q8Activations> VulkanBackend::quantize_q8_1(const Tensor& x) {
-    const View xv = stream_->view(x);
+std::optional<VulkanBackend::Q8Activations> VulkanBackend::reusable_q8_1(const Tensor& x, const View& xv) const {
+    // Contiguous rows have one Q8_1 layout whatever their shape ([tokens x heads, head] or [tokens, row]).
+    const auto same_layout = [&](const Q8Reuse& r) {
+        if (r.rows == x.rows && r.cols == x.cols && r.row_stride == x.row_stride) return true;
+        return x.contiguous() && r.row_stride == static_cast<size_t>(r.cols) * 4 && r.rows * r.cols == x.rows * x.cols &&
+               x.cols % 32 == 0 && r.cols % 32 == 0;
+    };
     for (const Q8Reuse& r : q8_reuse_)
         if (r.x.buffer == xv.buffer && r.x.offset == xv.offset && r.x.range == xv.range && r.x.inner == xv.inner &&
-            r.rows == x.rows && r.cols == x.cols && r.row_stride == x.row_stride &&
-            stream_->unchanged_since(xv, r.mark))
-            return r.q;
-    const uint64_t blocks = static_cast<uint64_t>(x.rows) * static_cast<uint64_t>(x.cols / 32);
+            same_layout(r) && stream_->unchanged_since(xv, r.mark)) {
+            Q8Activations q = r.slot.q;
+            q.blocks_per_row = u32(x.cols / 32);
+            return q;
+        }
+    return std::nullopt;
+}
+
+std::optional<VulkanBackend::Q8Slot> VulkanBackend::reserve_q8_1(int64_t rows, int64_t cols) {
+    const uint64_t blocks = static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols / 32);
     const uint64_t needed = (blocks * 40 + 255) / 256 * 256;  // 32 code bytes and (d, s) per block
     if (needed > ctx_->limits().maxStorageBufferRange / 2) return std::nullopt;
     if (needed > q8_capacity_) {
@@ -61,26 +72,42 @@ std::optional<VulkanBackend::Q8Activations> VulkanBackend::quantize_q8_1(const T
         q8_next_ = 0;
     }
     if (q8_next_ + needed > q8_capacity_) q8_next_ = 0;
-    const size_t ring_begin = q8_next_, ring_end = q8_next_ + needed;
-    std::erase_if(q8_reuse_, [&](const Q8Reuse& r) { return r.ring_begin < ring_end && ring_begin < r.ring_end; });
-    Tensor slot;
-    slot.buffer = q8_scratch_.get();
-    slot.offset = q8_next_;
-    slot.rows = 1;
-    slot.cols = static_cast<int64_t>(needed / 4);
-    slot.row_stride = needed;
+    Q8Slot slot;
+    slot.ring_begin = q8_next_;
+    slot.ring_end = q8_next_ + needed;
+    std::erase_if(q8_reuse_, [&](const Q8Reuse& r) {
+        return r.slot.ring_begin < slot.ring_end && slot.ring_begin < r.slot.ring_end;
+    });
+    Tensor region;
+    region.buffer = q8_scratch_.get();
+    region.offset = q8_next_;
+    region.rows = 1;
+    region.cols = static_cast<int64_t>(needed / 4);
+    region.row_stride = needed;
     q8_next_ += needed;
+    slot.q.view = stream_->view(region);
+    slot.q.blocks_per_row = u32(cols / 32);
+    slot.q.codes_off = slot.q.view.words();
+    slot.q.scales_off = u32(static_cast<int64_t>((slot.q.view.inner + blocks * 32) / 8));
+    return slot;
+}
 
-    Q8Activations q;
-    q.view = stream_->view(slot);
-    q.blocks_per_row = u32(x.cols / 32);
-    q.codes_off = q.view.words();
-    q.scales_off = u32(static_cast<int64_t>((q.view.inner + blocks * 32) / 8));
-    const QuantizePush p{xv.words(), words(x.row_stride), u32(x.rows), u32(x.cols), q.codes_off, q.scales_off};
-    stream_->dispatch("quantize_q8_1", {ro(xv), rw(q.view)}, p, linear_grid((blocks * 8 + 255) / 256));
+void VulkanBackend::remember_q8_1(const Tensor& x, const View& xv, const Q8Slot& slot) {
     constexpr size_t kReuseEntries = 8;
     if (q8_reuse_.size() == kReuseEntries) q8_reuse_.erase(q8_reuse_.begin());
-    q8_reuse_.push_back({xv, x.rows, x.cols, x.row_stride, stream_->mark(), ring_begin, ring_end, q});
+    q8_reuse_.push_back({xv, x.rows, x.cols, x.row_stride, stream_->mark(), slot});
+}
+
+std::optional<VulkanBackend::Q8Activations> VulkanBackend::quantize_q8_1(const Tensor& x) {
+    const View xv = stream_->view(x);
+    if (std::optional<Q8Activations> q = reusable_q8_1(x, xv)) return q;
+    const std::optional<Q8Slot> slot = reserve_q8_1(x.rows, x.cols);
+    if (!slot) return std::nullopt;
+    const Q8Activations& q = slot->q;
+    const uint64_t blocks = static_cast<uint64_t>(x.rows) * static_cast<uint64_t>(x.cols / 32);
+    const QuantizePush p{xv.words(), words(x.row_stride), u32(x.rows), u32(x.cols), q.codes_off, q.scales_off};
+    stream_->dispatch("quantize_q8_1", {ro(xv), rw(q.view)}, p, linear_grid((blocks * 8 + 255) / 256));
+    remember_q8_1(x, xv, *slot);
     return q;
 }
 

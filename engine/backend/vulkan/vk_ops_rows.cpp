@@ -13,7 +13,7 @@ namespace {
 struct NormPush {
     uint32_t x_off, x_stride, w_off, out_off, out_stride, cols, rows;
     float eps;
-    uint32_t segs, mode, z_off, z_stride;
+    uint32_t segs, mode, z_off, z_stride, q_off, d_off;
 };
 
 struct ElementwisePush {
@@ -29,6 +29,9 @@ struct SoftmaxPush {
 struct RopePush {
     uint32_t x_off, x_stride, table_off, rows, n_heads, head_dim, half_rot, neox;
 };
+
+// The most values a norm also writes as Q8_1: eight tokens of 8192 (the mat x vec paths take up to 8 tokens).
+constexpr uint64_t kFusedQ8MaxValues = 8 * 8192;
 
 }  // namespace
 
@@ -50,6 +53,21 @@ void VulkanBackend::normalize(Norm mode, const Tensor& x, const Tensor* weight, 
     p.mode = static_cast<uint32_t>(mode);
     p.z_off = zv.words();
     p.z_stride = z ? words(z->row_stride) : 0;
+    // Norms of whole hidden rows and gated norms of a few tokens feed mat x vec products next; with integer dot
+    // products those read Q8_1, so the norm writes it too (a quantize dispatch and a barrier fewer per product).
+    // Per-head norms (q/k) feed attention and are left alone.
+    const bool feeds_product = mode == Norm::rms_gated || (mode == Norm::rms && segment == x.cols && x.cols >= 512);
+    std::optional<Q8Slot> q8;
+    if (integer_dot_ && feeds_product && segment % 32 == 0 && out.contiguous() &&
+        static_cast<uint64_t>(out.rows) * static_cast<uint64_t>(out.cols) <= kFusedQ8MaxValues)
+        q8 = reserve_q8_1(out.rows, out.cols);
+    if (q8) {
+        p.q_off = q8->q.codes_off;
+        p.d_off = q8->q.scales_off;
+        stream_->dispatch("rms_norm_q8", {ro(xv), ro(wv), rw(ov), ro(zv), rw(q8->q.view)}, p, linear_grid(p.rows));
+        remember_q8_1(out, ov, *q8);
+        return;
+    }
     stream_->dispatch("rms_norm", {ro(xv), ro(wv), rw(ov), ro(zv)}, p, linear_grid(p.rows));
 }
 

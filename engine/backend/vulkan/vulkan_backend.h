@@ -96,6 +96,15 @@ private:
         uint32_t blocks_per_row = 0;
     };
     std::optional<Q8Activations> quantize_q8_1(const Tensor& x);
+    // The pieces of quantize_q8_1, also used by operations that write Q8_1 beside their F32 output (normalize):
+    // a quantization of x still valid, room in the ring for rows x cols, and remembering what went there.
+    struct Q8Slot {
+        Q8Activations q;
+        size_t ring_begin = 0, ring_end = 0;
+    };
+    std::optional<Q8Activations> reusable_q8_1(const Tensor& x, const View& xv) const;
+    std::optional<Q8Slot> reserve_q8_1(int64_t rows, int64_t cols);
+    void remember_q8_1(const Tensor& x, const View& xv, const Q8Slot& slot);
     // Sets the block kernels' lanes per row and activation addressing (Q8_1 codes with xq, else floats) in p and
     // returns how many work groups cover `rows` weight rows.
     static uint64_t block_matvec_groups(MatvecPush& p, int64_t cols, int64_t rows, const Q8Activations* xq);
@@ -128,8 +137,7 @@ private:
         int64_t rows = 0, cols = 0;
         size_t row_stride = 0;
         uint64_t mark = 0;
-        size_t ring_begin = 0, ring_end = 0;
-        Q8Activations q;
+        Q8Slot slot;
     };
     std::vector<Q8Reuse> q8_reuse_;
 };
