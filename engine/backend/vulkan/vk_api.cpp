@@ -39,6 +39,9 @@ void load_instance_functions(Api& api, VkInstance instance) {
     if (!api.name) throw Error("vulkan: the loader has no " #name);
     EMBER_VK_INSTANCE_FUNCTIONS(EMBER_VK_LOAD)
 #undef EMBER_VK_LOAD
+#define EMBER_VK_LOAD(name) api.name = reinterpret_cast<PFN_##name>(api.vkGetInstanceProcAddr(instance, #name));
+    EMBER_VK_OPTIONAL_INSTANCE_FUNCTIONS(EMBER_VK_LOAD)
+#undef EMBER_VK_LOAD
 }
 
 void load_device_functions(Api& api, VkDevice device) {

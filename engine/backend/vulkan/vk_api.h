@@ -10,6 +10,8 @@
 
 #include <string>
 
+#include "backend/vulkan/vk_khr_coopmat.h"
+
 namespace ember::vulkan {
 
 #define EMBER_VK_GLOBAL_FUNCTIONS(X) \
@@ -27,6 +29,9 @@ namespace ember::vulkan {
     X(vkEnumerateDeviceExtensionProperties)      \
     X(vkCreateDevice)                            \
     X(vkGetDeviceProcAddr)
+
+// Extension functions that may be absent (the loader and the drivers predate them): null then.
+#define EMBER_VK_OPTIONAL_INSTANCE_FUNCTIONS(X) X(vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)
 
 #define EMBER_VK_DEVICE_FUNCTIONS(X) \
     X(vkDestroyDevice)               \
@@ -76,6 +81,7 @@ struct Api {
     PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
     EMBER_VK_GLOBAL_FUNCTIONS(EMBER_VK_DECLARE)
     EMBER_VK_INSTANCE_FUNCTIONS(EMBER_VK_DECLARE)
+    EMBER_VK_OPTIONAL_INSTANCE_FUNCTIONS(EMBER_VK_DECLARE)
     EMBER_VK_DEVICE_FUNCTIONS(EMBER_VK_DECLARE)
 #undef EMBER_VK_DECLARE
 };

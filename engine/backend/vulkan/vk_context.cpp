@@ -55,6 +55,22 @@ uint32_t find_memory_type(const VkPhysicalDeviceMemoryProperties& mp, VkMemoryPr
     return UINT32_MAX;
 }
 
+// The device offers a 16x16x16 product of f16 A and B into f32 C and result for a subgroup.
+bool has_coopmat_shape(const Api& api, VkPhysicalDevice device) {
+    if (!api.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR) return false;
+    uint32_t count = 0;
+    if (api.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(device, &count, nullptr) != VK_SUCCESS) return false;
+    std::vector<VkCooperativeMatrixPropertiesKHR> shapes(count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR});
+    if (api.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(device, &count, shapes.data()) != VK_SUCCESS)
+        return false;
+    shapes.resize(count);
+    return std::any_of(shapes.begin(), shapes.end(), [](const VkCooperativeMatrixPropertiesKHR& p) {
+        return p.MSize == 16 && p.NSize == 16 && p.KSize == 16 && p.AType == VK_COMPONENT_TYPE_FLOAT16_KHR &&
+               p.BType == VK_COMPONENT_TYPE_FLOAT16_KHR && p.CType == VK_COMPONENT_TYPE_FLOAT32_KHR &&
+               p.ResultType == VK_COMPONENT_TYPE_FLOAT32_KHR && p.scope == VK_SCOPE_SUBGROUP_KHR;
+    });
+}
+
 }  // namespace
 
 Instance::Instance() {
@@ -127,10 +143,17 @@ std::vector<PhysicalDeviceSummary> Instance::devices() const {
         const bool dot_extension = has_extension(ext, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
         const bool has_dot =
             (props.apiVersion >= VK_API_VERSION_1_3 && api_version_ >= VK_API_VERSION_1_3) || dot_extension;
+        VkPhysicalDeviceCooperativeMatrixFeaturesKHR fcoop{
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+        const bool coop_extension = has_extension(ext, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
         if (missing.empty()) {
             f2.pNext = &f11;
             f11.pNext = &f12;
             if (has_dot) f12.pNext = &fdot;
+            if (coop_extension) {
+                fcoop.pNext = f12.pNext;
+                f12.pNext = &fcoop;
+            }
             api_.vkGetPhysicalDeviceFeatures2(s.handle, &f2);
             p2.pNext = &sub;
             api_.vkGetPhysicalDeviceProperties2(s.handle, &p2);
@@ -151,7 +174,10 @@ std::vector<PhysicalDeviceSummary> Instance::devices() const {
                 s.integer_dot = true;
                 s.integer_dot_extension = dot_extension;
             }
-            if (has_extension(ext, "VK_KHR_cooperative_matrix")) info.features.push_back("cooperative matrix (KHR)");
+            s.cooperative_matrix = coop_extension && fcoop.cooperativeMatrix && f12.shaderFloat16 &&
+                                   f12.vulkanMemoryModel && sub.subgroupSize <= 64 &&
+                                   has_coopmat_shape(api_, s.handle);
+            if (s.cooperative_matrix) info.features.push_back("cooperative matrix (KHR)");
             if (has_extension(ext, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
                 info.features.push_back("cooperative matrix (NV)");
             if (find_memory_type(mp, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) !=
@@ -230,6 +256,19 @@ Context::Context(const std::string& selector) : instance_(std::make_unique<Insta
     if (integer_dot_) {
         f12.pNext = &fdot;
         if (chosen->integer_dot_extension) extensions.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+    }
+    // The cooperative-matrix kernels: f16 arithmetic, and the Vulkan memory model that glslang's cooperative
+    // matrix code declares.
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR fcoop{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+    cooperative_matrix_ = chosen->cooperative_matrix;
+    if (cooperative_matrix_) {
+        fcoop.cooperativeMatrix = VK_TRUE;
+        fcoop.pNext = f12.pNext;
+        f12.pNext = &fcoop;
+        f12.shaderFloat16 = VK_TRUE;
+        f12.vulkanMemoryModel = VK_TRUE;
+        extensions.push_back(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
     }
     VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     dci.pNext = &f2;

@@ -21,6 +21,9 @@ struct PhysicalDeviceSummary {
     bool integer_dot = false;            // shaderIntegerDotProduct (Vulkan 1.3 or VK_KHR_shader_integer_dot_product)
     bool integer_dot_extension = false;  // ... and the device lists the extension (enabled with the feature)
     uint32_t shuffle_width = 0;          // the subgroup size where compute shaders have subgroup shuffles, else 0
+    // VK_KHR_cooperative_matrix with a 16x16x16 f16 x f16 + f32 subgroup product, fp16 arithmetic, the Vulkan
+    // memory model and subgroups of at most 64: what the cooperative-matrix prefill kernels need.
+    bool cooperative_matrix = false;
 };
 
 class Instance {
@@ -71,6 +74,8 @@ public:
     // The subgroup size where compute shaders can shuffle within subgroups (the split attention and the delta rule
     // with 8 invocations a column need it), else 0.
     uint32_t shuffle_width() const { return shuffle_width_; }
+    // The cooperative-matrix kernels (matmul_coop, experts_coop) can run: see PhysicalDeviceSummary.
+    bool cooperative_matrix() const { return cooperative_matrix_; }
 
 private:
     std::unique_ptr<Instance> instance_;
@@ -84,6 +89,7 @@ private:
     uint32_t timestamp_bits_ = 0;
     bool integer_dot_ = false;
     uint32_t shuffle_width_ = 0;
+    bool cooperative_matrix_ = false;
     MemoryTypes memory_;
 };
 

@@ -160,6 +160,10 @@ void VulkanBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
                     stream_->dispatch("matvec_blocks_" + type, args, p, linear_grid(groups));
                 } else
                     stream_->dispatch("matvec_" + type, args, p, linear_grid(static_cast<uint64_t>(slice.rows)));
+            } else if (cooperative_matrix_ && pipelines_->has("matmul_coop_" + type)) {
+                const Grid g{u32((slice.rows + 63) / 64), u32((n + 63) / 64), 1};  // 64 x 64 tiles
+                require(g.y <= 65535, "matmul: too many activation rows");
+                stream_->dispatch("matmul_coop_" + type, args, p, g);
             } else {
                 const Grid g{u32((slice.rows + 63) / 64), u32((n + 31) / 32), 1};
                 require(g.y <= 65535, "matmul: too many activation rows");

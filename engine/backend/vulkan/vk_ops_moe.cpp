@@ -89,7 +89,9 @@ void VulkanBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Ten
         t.offsets_off = g.offsets_off;
         t.tiles_off = g.tiles_off;
         t.list_off = g.list_off;
-        stream_->dispatch("experts_tiled_" + type, {ro(wv), ro(xv), rw(ov), ro(sv)}, t,
+        // experts_coop.comp has the same 128 x 32 tiles on cooperative matrices.
+        const bool coop = cooperative_matrix_ && pipelines_->has("experts_coop_" + type);
+        stream_->dispatch((coop ? "experts_coop_" : "experts_tiled_") + type, {ro(wv), ro(xv), rw(ov), ro(sv)}, t,
                           Grid{u32((rows + kTileRows - 1) / kTileRows), u32(static_cast<int64_t>(max_tiles)), 1});
         // Each expert that has slots is read once per tile of its slots; counted as one read of each expert that
         // can have slots (which ones do stays on the GPU).

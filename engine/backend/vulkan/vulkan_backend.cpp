@@ -38,6 +38,8 @@ VulkanBackend::VulkanBackend(const std::string& device_selector)
     integer_dot_ = ctx_->integer_dot() && !(no_dot && *no_dot && std::string(no_dot) != "0");
     const char* split = std::getenv("EMBER_VULKAN_ATTENTION_SPLIT");
     attention_split_ = ctx_->shuffle_width() >= 8 && !(split && std::string(split) == "0");
+    const char* coop = std::getenv("EMBER_VULKAN_COOPERATIVE_MATRIX");
+    cooperative_matrix_ = ctx_->cooperative_matrix() && !(coop && std::string(coop) == "0");
 }
 
 VulkanBackend::~VulkanBackend() {

@@ -124,6 +124,9 @@ private:
     // Attention split over the cache rows (attention_split.comp): the device can shuffle within subgroups of 8 or
     // more and EMBER_VULKAN_ATTENTION_SPLIT is not "0" (read once here, like integer_dot_).
     bool attention_split_ = false;
+    // Prefill products on cooperative matrices (matmul_coop, experts_coop): the device has them and
+    // EMBER_VULKAN_COOPERATIVE_MATRIX is not "0" (read once here, like integer_dot_).
+    bool cooperative_matrix_ = false;
     // Q8_1 activations, taken in turn from a ring (a product need not wait for the previous one's reads before
     // its activations are written: decode's are a few KiB); grown (never shrunk) on demand.
     static constexpr size_t kQ8MinBytes = size_t{1} << 20;
