@@ -177,9 +177,7 @@ std::vector<int32_t> DFlashDraft::draft(SequenceState& base, int32_t last, int64
         be.matmul(l.wo, a, h, w_.bo[il] ? &*w_.bo[il] : nullptr);
         be.add(x, h, x);
         be.rms_norm(x, l.ffn_norm, info_.eps, h);
-        be.matmul(l.ffn_gate, h, gate);
-        be.matmul(l.ffn_up, h, up);
-        be.gated_activation(Activation::silu, gate, up, gate);
+        be.matmul_gated(Activation::silu, l.ffn_gate, l.ffn_up, h, up, gate);
         be.matmul(l.ffn_down, gate, h);
         be.add(x, h, x);
     }

@@ -182,9 +182,7 @@ void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& reques
         be.add(x, h, x);
 
         be.rms_norm(x, l.ffn_norm, eps, h);
-        be.matmul(l.ffn_gate, h, gate);
-        be.matmul(l.ffn_up, h, up);
-        be.gated_activation(Activation::silu, gate, up, gate);
+        be.matmul_gated(Activation::silu, l.ffn_gate, l.ffn_up, h, up, gate);
         be.matmul(l.ffn_down, gate, h);
         be.add(x, h, x);
     }

@@ -127,17 +127,13 @@ void Qwen35MoeModel::moe(Qwen35State& st, const MoeWeights& m, const Tensor& h, 
                  su = act.sh_up.row_range(0, n), shared = act.sh_out.row_range(0, n);
     be.matmul(m.router, h, router);
     be.moe_route(router, static_cast<int>(used), ids, weights);
-    be.matmul_experts(m.gate_exps, hp_.n_expert, h, ids, eg);
-    be.matmul_experts(m.up_exps, hp_.n_expert, h, ids, eu);
-    be.gated_activation(Activation::silu, eg, eu, eg);
+    be.matmul_experts_gated(Activation::silu, m.gate_exps, m.up_exps, hp_.n_expert, h, ids, eu, eg);
     be.matmul_experts(m.down_exps, hp_.n_expert, eg, ids, ed);
     be.moe_combine(ed, weights, out);
     // The shared expert, scaled by a per-token sigmoid gate (§5.5 step 5).
     be.matmul(m.shared_gate, h, scale);
     be.unary(UnaryOp::sigmoid, scale, scale);
-    be.matmul(m.gate_shexp, h, sg);
-    be.matmul(m.up_shexp, h, su);
-    be.gated_activation(Activation::silu, sg, su, sg);
+    be.matmul_gated(Activation::silu, m.gate_shexp, m.up_shexp, h, su, sg);
     be.matmul(m.down_shexp, sg, shared);
     be.mul(shared, scale, shared);
     be.add(out, shared, out);
