@@ -713,33 +713,6 @@ TEST_P(BackendOps, ExpertsWithManySlotsSkewed) {
     }
 }
 
-TEST_P(BackendOps, MultiSectionRope) {
-    const int head_dim = 64;
-    const int64_t rows = 3;
-    RopeParams p;
-    p.mode = RopeMode::multi_interleaved;
-    p.n_rot = 32;
-    p.freq_base = 1e7f;
-    p.sections[0] = 6;
-    p.sections[1] = 5;
-    p.sections[2] = 5;
-    const std::vector<int32_t> positions = {4, 5, 6, 4, 9, 9, 4, 1, 2};  // t..., h..., w...
-    const std::vector<float> x = random(rows * 2 * head_dim);
-    const Tensor t = upload_f32(rows, 2 * head_dim, x);
-    backend_->rope(t, head_dim, positions, p);
-    reference::Matrix want = to_double(x);
-    reference::rope(want, 2 * head_dim, head_dim, positions, p, {});
-    expect_close(download(t), want, 1e-5, "imrope");
-}
-
-TEST_P(BackendOps, ShapeMistakesAreErrors) {
-    const Tensor a = upload_f32(2, 32, random(64));
-    EXPECT_THROW(backend_->matmul(upload_f32(4, 16, random(64)), a, output(TensorType::F32, 2, 4)), Error);
-    EXPECT_THROW(backend_->add(a, upload_f32(2, 16, random(32)), a), Error);
-    const int32_t positions[] = {0};
-    EXPECT_THROW(backend_->rope(a, 32, positions, RopeParams{RopeMode::neox, 32, 1e4f, 1.0f}), Error);
-}
-
 // matmul_gated and matmul_experts_gated (act(x W_gate^T) * (x W_up^T)) over the decode weight types, for 1 and 5
 // tokens and both activations, against the reference's products and gated activation. A kernel that dropped the
 // activation or swapped gate and up would be off by far more than the tolerance.
@@ -810,6 +783,33 @@ TEST_P(BackendOps, GatedExpertProductsOfDecodeTypes) {
                 }
         }
     }
+}
+
+TEST_P(BackendOps, MultiSectionRope) {
+    const int head_dim = 64;
+    const int64_t rows = 3;
+    RopeParams p;
+    p.mode = RopeMode::multi_interleaved;
+    p.n_rot = 32;
+    p.freq_base = 1e7f;
+    p.sections[0] = 6;
+    p.sections[1] = 5;
+    p.sections[2] = 5;
+    const std::vector<int32_t> positions = {4, 5, 6, 4, 9, 9, 4, 1, 2};  // t..., h..., w...
+    const std::vector<float> x = random(rows * 2 * head_dim);
+    const Tensor t = upload_f32(rows, 2 * head_dim, x);
+    backend_->rope(t, head_dim, positions, p);
+    reference::Matrix want = to_double(x);
+    reference::rope(want, 2 * head_dim, head_dim, positions, p, {});
+    expect_close(download(t), want, 1e-5, "imrope");
+}
+
+TEST_P(BackendOps, ShapeMistakesAreErrors) {
+    const Tensor a = upload_f32(2, 32, random(64));
+    EXPECT_THROW(backend_->matmul(upload_f32(4, 16, random(64)), a, output(TensorType::F32, 2, 4)), Error);
+    EXPECT_THROW(backend_->add(a, upload_f32(2, 16, random(32)), a), Error);
+    const int32_t positions[] = {0};
+    EXPECT_THROW(backend_->rope(a, 32, positions, RopeParams{RopeMode::neox, 32, 1e4f, 1.0f}), Error);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, BackendOps, ::testing::ValuesIn(kBackends),
