@@ -12,9 +12,18 @@ float rocmfp_scale(uint e) {
     return ldexp(float(8u + mantissa), exponent - 11);
 }
 
-const int rocmfp4_values[16] = int[16](0, 1, 2, 3, 4, 6, 8, 10, 0, -1, -2, -3, -4, -6, -8, -10);
-const int rocmfp3_values[8] = int[8](0, 1, 2, 4, 0, -1, -2, -4);
-const int mxfp4_values[16] = int[16](0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
+// Codebooks as sign-magnitude codes whose magnitudes are nibbles of one constant, not as arrays: a constant array
+// indexed by data is a memory lookup on some GPUs (NVIDIA: the constant bank, serialized when a warp's indices
+// differ), which made the FP4 dequantizers the slowest of all.
+//   ROCmFP4 (codebook10): 0 1 2 3 4 6 8 10, sign in bit 3; MXFP4 (E2M1 doubled): 0 1 2 3 4 6 8 12; ROCmFP3: 0 1 2 4,
+//   sign in bit 2.
+int signed_nibble_code(uint code, uint magnitudes, uint sign_bit) {
+    const int m = int((magnitudes >> (4u * (code & (sign_bit - 1u)))) & 15u);
+    return (code & sign_bit) != 0u ? -m : m;
+}
+int rocmfp4_value(uint code) { return signed_nibble_code(code, 0xA8643210u, 8u); }
+int mxfp4_value(uint code) { return signed_nibble_code(code, 0xC8643210u, 8u); }
+int rocmfp3_value(uint code) { return signed_nibble_code(code, 0x4210u, 4u); }
 
 // Nibble i of 16 bytes in Q4_0 order (weight j low nibble of byte j, weight j + 16 high nibble).
 #define NIBBLE(qs, i) ((i) < 16u ? (RD8(W, (qs) + (i)) & 15u) : (RD8(W, (qs) + (i) - 16u) >> 4))
@@ -148,21 +157,21 @@ float dq(uint b, uint i) {
 float dq(uint b, uint i) {
     const uint e = RD8(W, b);
     const float d = uintBitsToFloat(e < 2u ? (0x00200000u << e) : ((e - 1u) << 23));
-    precise float y = d * float(mxfp4_values[NIBBLE(b + 1u, i)]);
+    precise float y = d * float(mxfp4_value(NIBBLE(b + 1u, i)));
     return y;
 }
 #elif defined(TYPE_Q4_0_ROCMFP4)
 #define QK 32u
 #define BLOCK_BYTES 18u
 float dq(uint b, uint i) {
-    precise float y = float(rocmfp4_values[NIBBLE(b, i)]) * rocmfp_scale(RD8(W, b + 16u + i / 16u));
+    precise float y = float(rocmfp4_value(NIBBLE(b, i))) * rocmfp_scale(RD8(W, b + 16u + i / 16u));
     return y;
 }
 #elif defined(TYPE_Q4_0_ROCMFP4_FAST)
 #define QK 32u
 #define BLOCK_BYTES 17u
 float dq(uint b, uint i) {
-    precise float y = float(rocmfp4_values[NIBBLE(b, i)]) * rocmfp_scale(RD8(W, b + 16u));
+    precise float y = float(rocmfp4_value(NIBBLE(b, i))) * rocmfp_scale(RD8(W, b + 16u));
     return y;
 }
 #elif defined(TYPE_Q6_0_ROCMFPX)
@@ -186,7 +195,7 @@ float dq(uint b, uint i) {
 #define QK 32u
 #define BLOCK_BYTES 14u
 float dq(uint b, uint i) {
-    precise float y = float(rocmfp3_values[BITS(b, 3u * i, 3u)]) * rocmfp_scale(RD8(W, b + 12u + i / 16u));
+    precise float y = float(rocmfp3_value(BITS(b, 3u * i, 3u))) * rocmfp_scale(RD8(W, b + 12u + i / 16u));
     return y;
 }
 #else
