@@ -48,7 +48,6 @@ void main() {
     const uint row0 = gl_WorkGroupID.x * BM;
     const uint w_base = p.w_off + e * p.expert_rows * p.w_stride;
     ACC_MAT acc0 = ACC_MAT(0.0), acc1 = ACC_MAT(0.0), acc2 = ACC_MAT(0.0), acc3 = ACC_MAT(0.0);
-    ACC_MAT lo0 = ACC_MAT(0.0), lo1 = ACC_MAT(0.0), lo2 = ACC_MAT(0.0), lo3 = ACC_MAT(0.0);
 
     for (uint k0 = 0u; k0 < p.cols; k0 += BK) {
         // Four neighbouring weights of one row per invocation, so that their block's scale is decoded once.
@@ -70,10 +69,10 @@ void main() {
             coop_store_activation(j * KS + kk, (j < n && c < p.cols) ? x[p.x_off + src * p.x_stride + c] : 0.0);
         }
         barrier();
-        COOP_MULTIPLY(acc0, lo0, coop_sub_tile(0u))
-        COOP_MULTIPLY(acc1, lo1, coop_sub_tile(1u))
-        COOP_MULTIPLY(acc2, lo2, coop_sub_tile(2u))
-        COOP_MULTIPLY(acc3, lo3, coop_sub_tile(3u))
+        COOP_MULTIPLY(acc0, coop_sub_tile(0u))
+        COOP_MULTIPLY(acc1, coop_sub_tile(1u))
+        COOP_MULTIPLY(acc2, coop_sub_tile(2u))
+        COOP_MULTIPLY(acc3, coop_sub_tile(3u))
         barrier();
     }
     float sums[OUT_PER_INVOCATION];

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Prefill on cooperative matrices (coopmat.glsl): out[t, r] = sum_k w[r, k] * x[t, k] (+ bias[r]) in 64-row x
 // 64-token tiles, 16 sub-tiles of 16 x 16 for a work group of 256 invocations: 8 subgroups of 32 on NVIDIA (two
-// sub-tiles, four 16 x 16 x 16 products per 16 columns each), 4 of 64 or 8 of 32 on AMD. 64 x 64 reads each
+// sub-tiles, two 16 x 16 x 16 products per 16 columns each), 4 of 64 or 8 of 32 on AMD. 64 x 64 reads each
 // dequantized weight for 64 tokens (twice matmul_tiled.comp's 32) while its three shared tiles stay near 32 KiB.
-// Each step dequantizes a 64 x 32 slice of weights to f16 and splits a 64 x 32 slice of activations into f16
-// hi and lo parts (coopmat.glsl says why); the sums go through shared memory to `out` with the bias.
+// Each step dequantizes a 64 x 32 slice of weights and converts a 64 x 32 slice of activations to f16; the sums
+// go through shared memory to `out` with the bias.
 #version 450
 #include "common.glsl"
 layout(local_size_x = 256) in;
@@ -36,7 +36,6 @@ void main() {
     const uint tok0 = gl_WorkGroupID.y * BN;
     if (!coop_supported()) return;  // the host never picks this kernel for subgroups over 64 wide
     ACC_MAT acc0 = ACC_MAT(0.0), acc1 = ACC_MAT(0.0), acc2 = ACC_MAT(0.0), acc3 = ACC_MAT(0.0);
-    ACC_MAT lo0 = ACC_MAT(0.0), lo1 = ACC_MAT(0.0), lo2 = ACC_MAT(0.0), lo3 = ACC_MAT(0.0);
 
     for (uint k0 = 0u; k0 < p.cols; k0 += BK) {
         // Four neighbouring weights of one row per invocation, so that their block's scale is decoded once.
@@ -57,10 +56,10 @@ void main() {
             coop_store_activation(tt * KS + kk, (t < p.tokens && c < p.cols) ? x[p.x_off + t * p.x_stride + c] : 0.0);
         }
         barrier();
-        COOP_MULTIPLY(acc0, lo0, coop_sub_tile(0u))
-        COOP_MULTIPLY(acc1, lo1, coop_sub_tile(1u))
-        COOP_MULTIPLY(acc2, lo2, coop_sub_tile(2u))
-        COOP_MULTIPLY(acc3, lo3, coop_sub_tile(3u))
+        COOP_MULTIPLY(acc0, coop_sub_tile(0u))
+        COOP_MULTIPLY(acc1, coop_sub_tile(1u))
+        COOP_MULTIPLY(acc2, coop_sub_tile(2u))
+        COOP_MULTIPLY(acc3, coop_sub_tile(3u))
         barrier();
     }
     float sums[OUT_PER_INVOCATION];
