@@ -127,7 +127,8 @@ private:
     struct HostTimes {
         bool wanted = false;
         std::chrono::steady_clock::time_point first_record;
-        uint64_t syncs = 0, dispatches = 0, submissions = 0;
+        uint64_t since_sync = 0;         // dispatches recorded since the last sync point
+        uint64_t syncs = 0, dispatches = 0;  // of the sync points with dispatches (weight uploads have none)
         double record_ns = 0, wait_ns = 0;
         std::string report() const;
     } host_;

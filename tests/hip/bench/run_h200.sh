@@ -7,7 +7,8 @@
 #      gpu_logits_test (Vulkan and CUDA against the CPU backend); gpu_speculative_test on Vulkan; on CUDA;
 #   3. the benchmarks (tests/bench/h200_bench.sh run), until DEADLINE seconds after the start;
 #   4. a per-shader GPU profile of Vulkan decode (EMBER_VULKAN_PROFILE=1) on the STRIX file;
-#   5. the host's time recording vs waiting in Vulkan decode, and a per-shader profile of a 512-token prefill.
+#   5. the host's time recording vs waiting in Vulkan decode, and a per-shader profile of a 512-token prefill;
+#   6. Vulkan prefill with the tiled kernels instead of cooperative matrices (EMBER_VULKAN_COOPERATIVE_MATRIX=0).
 # Carried (device tool `carry`): .gpurun (bin.tar.xz: ember-cli and the test binaries; fixtures.tar.xz: the test
 # fixtures; libs.tar.xz: Debian 12's libicuuc/libicudata 72 and libpcre2-8, which the binaries need and the device
 # image may lack; the gguf wheel) and .gl (the Vulkan loader .debs, as the device notes describe).
@@ -62,6 +63,7 @@ gtest() {
 # Four lanes at once (the GPU runs the processes side by side; their speed does not matter here).
 (
     gtest ops_vulkan backend_ops_test 150 '*vulkan*'
+    gtest coopmat vk_coopmat_test 60 '*'
     gtest ops_cuda backend_ops_test 100 '*cuda*'
     gtest gpu_backend gpu_backend_test 60 '*'
     gtest gpu_model gpu_model_test 90 '*'
@@ -102,13 +104,19 @@ fi
 #    prefill spends its GPU time.
 if [ -f /tmp/models/strix.gguf ] && [ "$(date +%s)" -lt $((deadline - 30)) ]; then
     EMBER_VULKAN_PROFILE=host timeout $((deadline - $(date +%s) - 5)) "$bin/ember-cli" bench -m /tmp/models/strix.gguf \
-        --backend vulkan -p 8 -n 64 -r 1 --speculation off 2>&1 | grep -E 'host times|decode' >"$out/vulkan_host_times.txt"
-    cat "$out/vulkan_host_times.txt"
+        --backend vulkan -p 8 -n 64 -r 1 --speculation off 2>&1 | grep -E 'host times|decode' >>"$out/vulkan_extra.txt"
+    cat "$out/vulkan_extra.txt"
 fi
 if [ -f /tmp/models/strix.gguf ] && [ "$(date +%s)" -lt $((deadline - 30)) ]; then
     EMBER_VULKAN_PROFILE=1 timeout $((deadline - $(date +%s) - 5)) "$bin/ember-cli" bench -m /tmp/models/strix.gguf \
         --backend vulkan -p 512 -n 1 -r 1 --speculation off >"$out/vulkan_prefill_profile.txt" 2>&1
     head -30 "$out/vulkan_prefill_profile.txt"
+fi
+# 6. Prefill on cooperative matrices (the benchmarks above) against the tiled kernels they replace.
+if [ -f /tmp/models/strix.gguf ] && [ "$(date +%s)" -lt $((deadline - 30)) ]; then
+    EMBER_VULKAN_COOPERATIVE_MATRIX=0 timeout $((deadline - $(date +%s) - 5)) "$bin/ember-cli" bench \
+        -m /tmp/models/strix.gguf --backend vulkan -p 512 -n 16 -r 2 --speculation off 2>&1 |
+        tee -a "$out/vulkan_extra.txt"
 fi
 cp -r "$work/bench" "$logs/"
 pack
