@@ -19,8 +19,6 @@ struct GatedPush {
 };
 static_assert(sizeof(GatedPush) == sizeof(MatvecPush) + 8, "GatedPush must follow MatvecPush without padding");
 
-constexpr int64_t kMatvecMaxTokens = 8;   // as matmul (vk_ops_matmul.cpp)
-constexpr int64_t kGroupedMinSlots = 65;  // as matmul_experts (vk_ops_moe.cpp): from here on, the grouped kernels
 
 uint32_t act_code(Activation act) { return act == Activation::silu ? 0 : 1; }
 

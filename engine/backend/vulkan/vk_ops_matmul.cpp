@@ -12,7 +12,6 @@ namespace ember::vulkan {
 
 namespace {
 
-
 struct QuantizePush {
     uint32_t x_off, x_stride, rows, cols, q_off, d_off;
 };
@@ -20,8 +19,6 @@ struct QuantizePush {
 struct GetRowsPush {
     uint32_t table_off, table_stride, ids_off, out_off, out_stride, cols, rows;
 };
-
-constexpr int64_t kMatvecMaxTokens = 8;
 
 }  // namespace
 

@@ -24,9 +24,6 @@ struct ExpertsTiledPush {
         tiles_off, list_off;
 };
 
-// From this many slots on, the grouped tiled kernels (prefill); below, one matrix x vector per slot (decode,
-// speculative verification), which needs no grouping pass.
-constexpr int64_t kGroupedMinSlots = 65;
 constexpr uint32_t kTileSlots = 32;  // BN of experts_tiled.comp
 constexpr uint32_t kTileRows = 128;  // BM
 

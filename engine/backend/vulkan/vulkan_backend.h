@@ -26,6 +26,13 @@ struct MatvecPush {
     uint32_t x_scales;  // matvec_dot only: x_off and x_stride then address Q8_1 codes (words, blocks)
 };
 
+// Up to this many activation rows, products take the matrix x vector kernels (decode, speculative verification);
+// more take the tiled (or cooperative-matrix) prefill kernels.
+constexpr int64_t kMatvecMaxTokens = 8;
+// From this many expert slots on, expert products are grouped by expert (experts_group.comp) and tiled; below, one
+// matrix x vector per slot, which needs no grouping pass.
+constexpr int64_t kGroupedMinSlots = 65;
+
 class VulkanBackend final : public Backend {
 public:
     explicit VulkanBackend(const std::string& device_selector);
