@@ -22,6 +22,20 @@ struct GetRowsPush {
 
 }  // namespace
 
+MatvecPush product_push(const View& wv, const Tensor& w, const View& xv, const Tensor& x, const View& ov,
+                        const Tensor& out) {
+    MatvecPush p{};
+    p.w_off = wv.inner;
+    p.w_stride = u32(static_cast<int64_t>(w.row_stride));
+    p.x_off = xv.words();
+    p.x_stride = words(x.row_stride);
+    p.out_off = ov.words();
+    p.out_stride = words(out.row_stride);
+    p.cols = u32(w.cols);
+    p.rows = u32(w.rows);
+    return p;
+}
+
 uint64_t VulkanBackend::block_matvec_groups(MatvecPush& p, int64_t cols, int64_t rows, const Q8Activations* xq) {
     // Four invocations per 32-weight block, 8 to 128 per row.
     const int64_t quarters = 4 * std::max<int64_t>(1, cols / 32);

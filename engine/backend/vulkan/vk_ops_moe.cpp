@@ -97,18 +97,8 @@ void VulkanBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Ten
         counters_.weight_bytes += read;
         return;
     }
-    MatvecPush p{};
-    p.w_off = wv.inner;
-    p.w_stride = u32(static_cast<int64_t>(w.row_stride));
-    p.x_off = xv.words();
-    p.x_stride = words(x.row_stride);
-    p.out_off = ov.words();
-    p.out_stride = words(out.row_stride);
-    p.cols = u32(w.cols);
-    p.rows = u32(w.rows);
+    MatvecPush p = product_push(wv, w, xv, x, ov, out);
     p.tokens = 1;
-    p.bias_off = 0;
-    p.has_bias = 0;
     p.ids_off = iv.words();
     p.ids_stride = words(ids.row_stride);
     p.k = u32(k);

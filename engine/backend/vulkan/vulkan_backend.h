@@ -25,6 +25,9 @@ struct MatvecPush {
     uint32_t row_lanes, x_vec4;                               // matvec_blocks and matvec_dot
     uint32_t x_scales;  // matvec_dot only: x_off and x_stride then address Q8_1 codes (words, blocks)
 };
+// The weight, activation and output addressing of a product of w (bound as wv) with x into out.
+MatvecPush product_push(const View& wv, const Tensor& w, const View& xv, const Tensor& x, const View& ov,
+                        const Tensor& out);
 
 // Up to this many activation rows, products take the matrix x vector kernels (decode, speculative verification);
 // more take the tiled (or cooperative-matrix) prefill kernels.
