@@ -9,7 +9,8 @@ float rocmfp_scale(uint e) {
     const int exponent = int((e >> 3) & 15u);
     const uint mantissa = e & 7u;
     if (exponent == 0) return float(mantissa) * (1.0 / 1024.0);
-    return ldexp(float(8u + mantissa), exponent - 11);
+    // (8 + m) * 2^(exponent - 11), with the power of two built from its bits (exact; ldexp is a call on some GPUs).
+    return float(8u + mantissa) * uintBitsToFloat(uint(exponent + 116) << 23);
 }
 
 // Codebooks as sign-magnitude codes whose magnitudes are nibbles of one constant, not as arrays: a constant array
@@ -49,6 +50,13 @@ float dq(uint b, uint i) { return uintBitsToFloat(RD16(W, b) << 16); }
 #define BLOCK_BYTES 18u
 float dq(uint b, uint i) {
     precise float y = FP16_AT(b) * float(int(NIBBLE(b + 2u, i)) - 8);
+    return y;
+}
+#define DQ4_DEFINED
+vec4 dq4(uint b, uint i) {
+    const float d = FP16_AT(b);
+    precise vec4 y = d * vec4(int(NIBBLE(b + 2u, i)) - 8, int(NIBBLE(b + 2u, i + 1u)) - 8,
+                              int(NIBBLE(b + 2u, i + 2u)) - 8, int(NIBBLE(b + 2u, i + 3u)) - 8);
     return y;
 }
 #elif defined(TYPE_Q4_1)
@@ -167,11 +175,25 @@ float dq(uint b, uint i) {
     precise float y = float(rocmfp4_value(NIBBLE(b, i))) * rocmfp_scale(RD8(W, b + 16u + i / 16u));
     return y;
 }
+#define DQ4_DEFINED
+vec4 dq4(uint b, uint i) {
+    const float s = rocmfp_scale(RD8(W, b + 16u + i / 16u));
+    precise vec4 y = vec4(rocmfp4_value(NIBBLE(b, i)), rocmfp4_value(NIBBLE(b, i + 1u)),
+                          rocmfp4_value(NIBBLE(b, i + 2u)), rocmfp4_value(NIBBLE(b, i + 3u))) * s;
+    return y;
+}
 #elif defined(TYPE_Q4_0_ROCMFP4_FAST)
 #define QK 32u
 #define BLOCK_BYTES 17u
 float dq(uint b, uint i) {
     precise float y = float(rocmfp4_value(NIBBLE(b, i))) * rocmfp_scale(RD8(W, b + 16u));
+    return y;
+}
+#define DQ4_DEFINED
+vec4 dq4(uint b, uint i) {
+    const float s = rocmfp_scale(RD8(W, b + 16u));
+    precise vec4 y = vec4(rocmfp4_value(NIBBLE(b, i)), rocmfp4_value(NIBBLE(b, i + 1u)),
+                          rocmfp4_value(NIBBLE(b, i + 2u)), rocmfp4_value(NIBBLE(b, i + 3u))) * s;
     return y;
 }
 #elif defined(TYPE_Q6_0_ROCMFPX)
@@ -204,3 +226,7 @@ float dq(uint b, uint i) {
 
 // Element k of the row that starts at byte `row`.
 float dq_elem(uint row, uint k) { return dq(row + (k / QK) * BLOCK_BYTES, k % QK); }
+// Weights i .. i + 3 of a block (i a multiple of 4, QK > 1), each equal to dq's: the block's scale is decoded once.
+#ifndef DQ4_DEFINED
+vec4 dq4(uint b, uint i) { return vec4(dq(b, i), dq(b, i + 1u), dq(b, i + 2u), dq(b, i + 3u)); }
+#endif

@@ -56,11 +56,9 @@ void main() {
             const uint r = row0 + rr, c = k0 + kq;
             const uint row = w_base + r * p.w_stride;
             const uint block = row + (c / QK) * BLOCK_BYTES;
-            for (uint m = 0u; m < 4u; ++m) {
-                float v = 0.0;
-                if (r < p.expert_rows && c + m < p.cols) v = QK == 1u ? dq_elem(row, c + m) : dq(block, c % QK + m);
-                coop_store_input(rr * KS + kq + m, v);
-            }
+            // Block types only (cols a multiple of QK): no column bound needed.
+            const vec4 v = r < p.expert_rows ? dq4(block, c % QK) : vec4(0.0);
+            for (uint m = 0u; m < 4u; ++m) coop_store_input(rr * KS + kq + m, v[m]);
         }
         for (uint i = tid; i < BN * BK; i += 256u) {
             const uint j = i / BK, kk = i % BK;

@@ -61,11 +61,14 @@ void main() {
             const uint r = row0 + rr, c = k0 + kq;
             const uint row = w_base + r * p.w_stride;
             const uint block = row + (c / QK) * BLOCK_BYTES;
-            for (uint m = 0u; m < 4u; ++m) {
-                float v = 0.0;
-                if (r < p.expert_rows && c + m < p.cols) v = QK == 1u ? dq_elem(row, c + m) : dq(block, c % QK + m);
-                w_tile[kq + m][rr] = v;
+            vec4 v = vec4(0.0);
+            if (QK > 1u) {
+                if (r < p.expert_rows) v = dq4(block, c % QK);  // cols is a multiple of QK
+            } else {
+                for (uint m = 0u; m < 4u; ++m)
+                    if (r < p.expert_rows && c + m < p.cols) v[m] = dq_elem(row, c + m);
             }
+            for (uint m = 0u; m < 4u; ++m) w_tile[kq + m][rr] = v[m];
         }
         for (uint i = tid; i < BN * BK; i += 256u) {
             const uint j = i % BN, kk = i / BN;
