@@ -88,3 +88,7 @@ float workgroup_max(float v) {
 
 // The index of this work group in a 2-D grid that covers a long 1-D range (grids are at most 65535 wide).
 uint linear_group() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
+
+// The gated-FFN activations, as the CPU backend computes them.
+float silu(float v) { return v / (1.0 + exp(-v)); }
+float gelu_tanh(float v) { return 0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v))); }

@@ -4,27 +4,7 @@
 // changes a rounding (get_rows and convert are compared bit for bit). One TYPE_* macro picks the format; the
 // includer defines W. QK is the block's weight count and BLOCK_BYTES its size.
 
-float rocmfp_scale(uint e) {
-    if (e >= 0x7fu) return 0.0;
-    const int exponent = int((e >> 3) & 15u);
-    const uint mantissa = e & 7u;
-    if (exponent == 0) return float(mantissa) * (1.0 / 1024.0);
-    // (8 + m) * 2^(exponent - 11), with the power of two built from its bits (exact; ldexp is a call on some GPUs).
-    return float(8u + mantissa) * uintBitsToFloat(uint(exponent + 116) << 23);
-}
-
-// Codebooks as sign-magnitude codes whose magnitudes are nibbles of one constant, not as arrays: a constant array
-// indexed by data is a memory lookup on some GPUs (NVIDIA: the constant bank, serialized when a warp's indices
-// differ), which made the FP4 dequantizers the slowest of all.
-//   ROCmFP4 (codebook10): 0 1 2 3 4 6 8 10, sign in bit 3; MXFP4 (E2M1 doubled): 0 1 2 3 4 6 8 12; ROCmFP3: 0 1 2 4,
-//   sign in bit 2.
-int signed_nibble_code(uint code, uint magnitudes, uint sign_bit) {
-    const int m = int((magnitudes >> (4u * (code & (sign_bit - 1u)))) & 15u);
-    return (code & sign_bit) != 0u ? -m : m;
-}
-int rocmfp4_value(uint code) { return signed_nibble_code(code, 0xA8643210u, 8u); }
-int mxfp4_value(uint code) { return signed_nibble_code(code, 0xC8643210u, 8u); }
-int rocmfp3_value(uint code) { return signed_nibble_code(code, 0x4210u, 4u); }
+#include "rocmfp.glsl"
 
 // Nibble i of 16 bytes in Q4_0 order (weight j low nibble of byte j, weight j + 16 high nibble).
 #define NIBBLE(qs, i) ((i) < 16u ? (RD8(W, (qs) + (i)) & 15u) : (RD8(W, (qs) + (i) - 16u) >> 4))

@@ -34,7 +34,7 @@ void main() {
     if (p.op == 2u) {
         y = va * p.s;
     } else if (p.op == 5u) {
-        y = va / (1.0 + exp(-va));
+        y = silu(va);
     } else if (p.op == 6u) {
         y = 1.0 / (1.0 + exp(-va));
     } else if (p.op == 7u) {
@@ -48,10 +48,9 @@ void main() {
         } else if (p.op == 1u) {
             y = va * vb;
         } else if (p.op == 3u) {
-            y = va / (1.0 + exp(-va)) * vb;
+            y = silu(va) * vb;
         } else {
-            const float inner = 0.7978845608028654 * (va + 0.044715 * va * va * va);
-            y = 0.5 * va * (1.0 + tanh(inner)) * vb;
+            y = gelu_tanh(va) * vb;
         }
     }
     out_f[p.out_off + r * p.out_stride + c] = y;

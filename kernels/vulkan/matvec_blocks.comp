@@ -50,51 +50,7 @@ layout(push_constant) uniform Params {
 #endif
 } p;
 
-#if defined(TYPE_Q4_0)
-#define BLOCK_BYTES 18u
-#elif defined(TYPE_Q8_0)
-#define BLOCK_BYTES 34u
-#elif defined(TYPE_Q4_0_ROCMFP4)
-#define BLOCK_BYTES 18u
-#else
-#define BLOCK_BYTES 17u
-#endif
-
-float rocmfp_scale(uint e) {
-    if (e >= 0x7fu) return 0.0;
-    const int exponent = int((e >> 3) & 15u);
-    const uint mantissa = e & 7u;
-    if (exponent == 0) return float(mantissa) * (1.0 / 1024.0);
-    return ldexp(float(8u + mantissa), exponent - 11);
-}
-
-// Codebook of spec §2.1 without a table: magnitudes 0,1,2,3,4,6,8,10 are m + max(m - 4, 0).
-float fp4_value(uint c) {
-    const int m = int(c & 7u);
-    const float v = float(m + max(m - 4, 0));
-    return (c & 8u) != 0u ? -v : v;
-}
-
-// Word i of weight matrix m: 0 the weights (the gate's when GATED), 1 the up weights.
-uint w_word(uint m, uint i) {
-#if defined(GATED)
-    if (m != 0u) return W_up[i];
-#endif
-    return W[i];
-}
-uint w_u8(uint m, uint o) { return (w_word(m, o >> 2) >> ((o & 3u) * 8u)) & 0xffu; }
-uint w_u16(uint m, uint o) { return (w_word(m, o >> 2) >> ((o & 2u) * 8u)) & 0xffffu; }
-// Little-endian 32 bits at an offset that is a multiple of 2.
-uint w_u32_2(uint m, uint o) {
-    return (o & 2u) == 0u ? w_word(m, o >> 2) : (w_word(m, o >> 2) >> 16) | (w_word(m, (o >> 2) + 1u) << 16);
-}
-
-// 32 bits at any byte offset.
-uint word_at(uint m, uint o) {
-    const uint s = 8u * (o & 3u);
-    const uint lo = w_word(m, o >> 2);
-    return s == 0u ? lo : (lo >> s) | (w_word(m, (o >> 2) + 1u) << (32u - s));
-}
+#include "matvec_weights.glsl"
 
 // Activations i..i+3 of one row (i a multiple of 4).
 vec4 x_quad(uint base, uint i) {
@@ -125,19 +81,14 @@ void decode_quarter(uint m, uint b, uint q, out vec4 lo, out vec4 hi) {
     const uint w = word_at(m, b + 4u * q);
     const float s_low = rocmfp_scale(w_u8(m, b + 16u)), s_high = s_low;
 #endif
-    lo = s_low * vec4(fp4_value(w), fp4_value(w >> 8), fp4_value(w >> 16), fp4_value(w >> 24));
-    hi = s_high * vec4(fp4_value(w >> 4), fp4_value(w >> 12), fp4_value(w >> 20), fp4_value(w >> 28));
+    lo = s_low * vec4(rocmfp4_float(w), rocmfp4_float(w >> 8), rocmfp4_float(w >> 16), rocmfp4_float(w >> 24));
+    hi = s_high * vec4(rocmfp4_float(w >> 4), rocmfp4_float(w >> 12), rocmfp4_float(w >> 20), rocmfp4_float(w >> 28));
 #endif
 }
 
 shared float partial[8][128];
 #if defined(GATED)
 shared float partial_up[8][128];
-
-float activate(float g) {
-    if (p.act == 0u) return g / (1.0 + exp(-g));
-    return 0.5 * g * (1.0 + tanh(0.7978845608028654 * (g + 0.044715 * g * g * g)));
-}
 #endif
 
 void main() {

@@ -60,44 +60,7 @@ spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [
 int sdot_4x8(uint a, uint b, spirv_literal int packed_format);
 #define SDOT(a, b) sdot_4x8(a, b, 0)
 
-#if defined(TYPE_Q4_0)
-#define BLOCK_BYTES 18u
-#elif defined(TYPE_Q8_0)
-#define BLOCK_BYTES 34u
-#elif defined(TYPE_Q4_0_ROCMFP4)
-#define BLOCK_BYTES 18u
-#else
-#define BLOCK_BYTES 17u
-#endif
-
-float rocmfp_scale(uint e) {
-    if (e >= 0x7fu) return 0.0;
-    const int exponent = int((e >> 3) & 15u);
-    const uint mantissa = e & 7u;
-    if (exponent == 0) return float(mantissa) * (1.0 / 1024.0);
-    return ldexp(float(8u + mantissa), exponent - 11);
-}
-
-// Word i of weight matrix m: 0 the weights (the gate's when GATED), 1 the up weights.
-uint w_word(uint m, uint i) {
-#if defined(GATED)
-    if (m != 0u) return W_up[i];
-#endif
-    return W[i];
-}
-uint w_u8(uint m, uint o) { return (w_word(m, o >> 2) >> ((o & 3u) * 8u)) & 0xffu; }
-uint w_u16(uint m, uint o) { return (w_word(m, o >> 2) >> ((o & 2u) * 8u)) & 0xffffu; }
-// Little-endian 32 bits at an offset that is a multiple of 2.
-uint w_u32_2(uint m, uint o) {
-    return (o & 2u) == 0u ? w_word(m, o >> 2) : (w_word(m, o >> 2) >> 16) | (w_word(m, (o >> 2) + 1u) << 16);
-}
-
-// 32 bits at any byte offset.
-uint word_at(uint m, uint o) {
-    const uint s = 8u * (o & 3u);
-    const uint lo = w_word(m, o >> 2);
-    return s == 0u ? lo : (lo >> s) | (w_word(m, (o >> 2) + 1u) << (32u - s));
-}
+#include "matvec_weights.glsl"
 
 // Four nibbles (one in the low 4 bits of each byte) as four int8 values nibble - 8: per byte n + 0x78 stays below
 // 0x100, and flipping bit 7 subtracts 0x80 modulo 256.
@@ -155,11 +118,6 @@ float quarter_dot(uint lo, uint hi, float s_low, float s_high, uint a_lo, uint a
 shared float partial[8][128];
 #if defined(GATED)
 shared float partial_up[8][128];
-
-float activate(float g) {
-    if (p.act == 0u) return g / (1.0 + exp(-g));
-    return 0.5 * g * (1.0 + tanh(0.7978845608028654 * (g + 0.044715 * g * g * g)));
-}
 #endif
 
 void main() {
