@@ -50,7 +50,7 @@ void VulkanBackend::matmul_gated(Activation act, const Tensor& w_gate, const Ten
     const View gv = stream_->view(w_gate), uv = stream_->view(w_up), xv = stream_->view(x), ov = stream_->view(out);
     const View none = stream_->unused();
     GatedPush p{};
-    p.m = product_push(gv, w_gate, xv, x, ov, out);
+    address_product(p.m, gv, w_gate, xv, x, ov, out);
     p.m.tokens = u32(x.rows);
     p.w_up_off = uv.inner;
     p.act = act_code(act);
@@ -88,13 +88,8 @@ void VulkanBackend::matmul_experts_gated(Activation act, const Tensor& w_gate, c
                iv = stream_->view(ids);
     const View none = stream_->unused();
     GatedPush p{};
-    p.m = product_push(gv, w_gate, xv, x, ov, out);
-    p.m.tokens = 1;
-    p.m.ids_off = iv.words();
-    p.m.ids_stride = words(ids.row_stride);
-    p.m.k = u32(k);
-    p.m.expert_rows = u32(rows);
-    p.m.per_slot = x.rows == slots && k > 1 ? 1 : 0;
+    address_product(p.m, gv, w_gate, xv, x, ov, out);
+    address_expert_slots(p.m, iv, ids, rows, x);
     p.w_up_off = uv.inner;
     p.act = act_code(act);
     const uint64_t groups = block_matvec_groups(p.m, w_gate.cols, rows, xq ? &*xq : nullptr);

@@ -22,9 +22,8 @@ struct GetRowsPush {
 
 }  // namespace
 
-MatvecPush product_push(const View& wv, const Tensor& w, const View& xv, const Tensor& x, const View& ov,
-                        const Tensor& out) {
-    MatvecPush p{};
+void address_product(ProductAddress& p, const View& wv, const Tensor& w, const View& xv, const Tensor& x,
+                     const View& ov, const Tensor& out) {
     p.w_off = wv.inner;
     p.w_stride = u32(static_cast<int64_t>(w.row_stride));
     p.x_off = xv.words();
@@ -33,7 +32,16 @@ MatvecPush product_push(const View& wv, const Tensor& w, const View& xv, const T
     p.out_stride = words(out.row_stride);
     p.cols = u32(w.cols);
     p.rows = u32(w.rows);
-    return p;
+}
+
+void address_expert_slots(MatvecPush& p, const View& iv, const Tensor& ids, int64_t expert_rows, const Tensor& x) {
+    const int64_t k = ids.cols;
+    p.tokens = 1;
+    p.ids_off = iv.words();
+    p.ids_stride = words(ids.row_stride);
+    p.k = u32(k);
+    p.expert_rows = u32(expert_rows);
+    p.per_slot = x.rows == ids.rows * k && k > 1 ? 1 : 0;
 }
 
 uint64_t VulkanBackend::block_matvec_groups(MatvecPush& p, int64_t cols, int64_t rows, const Q8Activations* xq) {
@@ -149,14 +157,9 @@ void VulkanBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
             const bool matvec = x.rows <= kMatvecMaxTokens;
             const int64_t n = matvec ? x.rows : x.rows - t0;
             MatvecPush p{};
-            p.w_off = wv.inner;
-            p.w_stride = u32(static_cast<int64_t>(w.row_stride));
-            p.x_off = xv.words() + words(x.row_stride) * u32(t0);
-            p.x_stride = words(x.row_stride);
-            p.out_off = ov.words() + words(out.row_stride) * u32(t0) + u32(r0);
-            p.out_stride = words(out.row_stride);
-            p.cols = u32(w.cols);
-            p.rows = u32(slice.rows);
+            address_product(p, wv, slice, xv, x, ov, out);
+            p.x_off += words(x.row_stride) * u32(t0);
+            p.out_off += words(out.row_stride) * u32(t0) + u32(r0);
             p.tokens = u32(n);
             p.bias_off = bv.words() + u32(bias ? r0 : 0);
             p.has_bias = bias ? 1 : 0;
@@ -171,14 +174,13 @@ void VulkanBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
                     stream_->dispatch("matvec_blocks_" + type, args, p, linear_grid(groups));
                 } else
                     stream_->dispatch("matvec_" + type, args, p, linear_grid(static_cast<uint64_t>(slice.rows)));
-            } else if (cooperative_matrix_ && pipelines_->has("matmul_coop_" + type)) {
-                const Grid g{u32((slice.rows + 63) / 64), u32((n + 63) / 64), 1};  // 64 x 64 tiles
-                require(g.y <= 65535, "matmul: too many activation rows");
-                stream_->dispatch("matmul_coop_" + type, args, p, g);
             } else {
-                const Grid g{u32((slice.rows + 63) / 64), u32((n + 31) / 32), 1};
+                // 64-row tiles of 64 tokens on cooperative matrices, else of 32 (matmul_tiled.comp).
+                const bool coop = cooperative_matrix_ && pipelines_->has("matmul_coop_" + type);
+                const int64_t tile_tokens = coop ? 64 : 32;
+                const Grid g{u32((slice.rows + 63) / 64), u32((n + tile_tokens - 1) / tile_tokens), 1};
                 require(g.y <= 65535, "matmul: too many activation rows");
-                stream_->dispatch("matmul_" + type, args, p, g);
+                stream_->dispatch((coop ? "matmul_coop_" : "matmul_") + type, args, p, g);
             }
             t0 += n;
         }

@@ -19,10 +19,11 @@ struct GroupPush {
     uint32_t ids_off, ids_stride, k, slots, n_experts, phase, offsets_off, tiles_off, list_off, tile_slots;
 };
 
-struct ExpertsTiledPush {
-    uint32_t w_off, w_stride, x_off, x_stride, out_off, out_stride, cols, expert_rows, k, per_slot, offsets_off,
-        tiles_off, list_off;
+// rows: the rows of one expert.
+struct ExpertsTiledPush : ProductAddress {
+    uint32_t k, per_slot, offsets_off, tiles_off, list_off;
 };
+static_assert(sizeof(ExpertsTiledPush) == 13 * sizeof(uint32_t), "push constants are copied as they lie");
 
 constexpr uint32_t kTileSlots = 32;  // BN of experts_tiled.comp
 constexpr uint32_t kTileRows = 128;  // BM
@@ -73,14 +74,8 @@ void VulkanBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Ten
         g.phase = 1;
         stream_->dispatch("experts_group", {ro(iv), rw(sv)}, g, Grid{u32((slots + 255) / 256), 1, 1});
         ExpertsTiledPush t{};
-        t.w_off = wv.inner;
-        t.w_stride = u32(static_cast<int64_t>(w.row_stride));
-        t.x_off = xv.words();
-        t.x_stride = words(x.row_stride);
-        t.out_off = ov.words();
-        t.out_stride = words(out.row_stride);
-        t.cols = u32(w.cols);
-        t.expert_rows = u32(rows);
+        address_product(t, wv, w, xv, x, ov, out);
+        t.rows = u32(rows);
         t.k = u32(k);
         t.per_slot = x.rows == slots && k > 1 ? 1 : 0;
         t.offsets_off = g.offsets_off;
@@ -97,13 +92,9 @@ void VulkanBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Ten
         counters_.weight_bytes += read;
         return;
     }
-    MatvecPush p = product_push(wv, w, xv, x, ov, out);
-    p.tokens = 1;
-    p.ids_off = iv.words();
-    p.ids_stride = words(ids.row_stride);
-    p.k = u32(k);
-    p.expert_rows = u32(rows);
-    p.per_slot = x.rows == n_tokens * k && k > 1 ? 1 : 0;
+    MatvecPush p{};
+    address_product(p, wv, w, xv, x, ov, out);
+    address_expert_slots(p, iv, ids, rows, x);
     const std::initializer_list<Arg> args = {ro(wv), ro(xv), rw(ov), ro(stream_->unused()), ro(iv)};
     std::optional<Q8Activations> xq;
     if (integer_dot_ && pipelines_->has("experts_dot_" + type)) xq = quantize_q8_1(x);

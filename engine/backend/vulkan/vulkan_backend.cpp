@@ -36,10 +36,13 @@ VulkanBackend::VulkanBackend(const std::string& device_selector)
       stream_(std::make_unique<Stream>(*ctx_, *pipelines_)) {
     const char* no_dot = std::getenv("EMBER_VULKAN_NO_INTEGER_DOT");
     integer_dot_ = ctx_->integer_dot() && !(no_dot && *no_dot && std::string(no_dot) != "0");
-    const char* split = std::getenv("EMBER_VULKAN_ATTENTION_SPLIT");
-    attention_split_ = ctx_->shuffle_width() >= 8 && !(split && std::string(split) == "0");
-    const char* coop = std::getenv("EMBER_VULKAN_COOPERATIVE_MATRIX");
-    cooperative_matrix_ = ctx_->cooperative_matrix() && !(coop && std::string(coop) == "0");
+    // A path the device can take, unless its variable is set to "0" (for comparing the paths on one device).
+    const auto switched_on = [](const char* name) {
+        const char* v = std::getenv(name);
+        return !(v && std::string(v) == "0");
+    };
+    attention_split_ = ctx_->shuffle_width() >= 8 && switched_on("EMBER_VULKAN_ATTENTION_SPLIT");
+    cooperative_matrix_ = ctx_->cooperative_matrix() && switched_on("EMBER_VULKAN_COOPERATIVE_MATRIX");
 }
 
 VulkanBackend::~VulkanBackend() {

@@ -17,17 +17,26 @@
 
 namespace ember::vulkan {
 
-// Push constants of the weight x activation kernels (matvec, matvec_blocks, matvec_dot, their experts variants and
-// the tiled matmul): each kernel reads the prefix it declares.
-struct MatvecPush {
-    uint32_t w_off, w_stride, x_off, x_stride, out_off, out_stride, cols, rows, tokens, bias_off, has_bias;
+// What every weight x activation kernel's push constants start with: where the weights, activations and outputs
+// are and the product's size.
+struct ProductAddress {
+    uint32_t w_off, w_stride, x_off, x_stride, out_off, out_stride, cols, rows;
+};
+// Push constants of the matrix x vector and tiled kernels (matvec, matvec_blocks, matvec_dot, their experts
+// variants, matmul_tiled, matmul_coop): each kernel reads the prefix it declares.
+struct MatvecPush : ProductAddress {
+    uint32_t tokens, bias_off, has_bias;
     uint32_t ids_off, ids_stride, k, expert_rows, per_slot;  // experts only
     uint32_t row_lanes, x_vec4;                               // matvec_blocks and matvec_dot
     uint32_t x_scales;  // matvec_dot only: x_off and x_stride then address Q8_1 codes (words, blocks)
 };
-// The weight, activation and output addressing of a product of w (bound as wv) with x into out.
-MatvecPush product_push(const View& wv, const Tensor& w, const View& xv, const Tensor& x, const View& ov,
-                        const Tensor& out);
+static_assert(sizeof(MatvecPush) == 19 * sizeof(uint32_t), "push constants are copied as they lie");
+// The addressing of a product of w (bound as wv) with x (bound as xv) into out (bound as ov).
+void address_product(ProductAddress& p, const View& wv, const Tensor& w, const View& xv, const Tensor& x,
+                     const View& ov, const Tensor& out);
+// The expert fields of a per-slot expert product (one slot a work group row): ids (bound as iv), the rows of one
+// expert, and whether x has a row per slot or per token.
+void address_expert_slots(MatvecPush& p, const View& iv, const Tensor& ids, int64_t expert_rows, const Tensor& x);
 
 // Up to this many activation rows, products take the matrix x vector kernels (decode, speculative verification);
 // more take the tiled (or cooperative-matrix) prefill kernels.
