@@ -11,7 +11,7 @@ DeviceBuffer::DeviceBuffer(std::shared_ptr<GpuContext> ctx, size_t bytes) : ctx_
     const gpu::Error e = gpu::malloc_device(&p, bytes ? bytes : 1);
     if (e != gpu::kSuccess) {
         clear_last_error();
-        throw Error(std::string(gpu::kRuntimeName) + " backend: cannot allocate " + std::to_string(bytes) +
+        throw DeviceError(std::string(gpu::kRuntimeName) + " backend: cannot allocate " + std::to_string(bytes) +
                     " bytes of device memory: " + gpu::error_string(e));
     }
     data_ = static_cast<std::byte*>(p);

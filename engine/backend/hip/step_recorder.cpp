@@ -17,7 +17,8 @@ size_t align16(size_t n) { return (n + 15) & ~size_t{15}; }
 }  // namespace
 
 void fail(const std::string& what, gpu::Error e) {
-    throw Error(std::string(gpu::kRuntimeName) + " backend: " + what + ": " + gpu::error_string(e));
+    // A runtime call that fails mid-step leaves the device's context unusable (errors are sticky).
+    throw DeviceError(std::string(gpu::kRuntimeName) + " backend: " + what + ": " + gpu::error_string(e));
 }
 
 StepRecorder::StepRecorder(const gpu_kernels::Launch& launch, bool graphs) : launch_(launch), graphs_(graphs) {

@@ -72,7 +72,10 @@ std::string result_name(VkResult result) {
 }
 
 void check(VkResult result, const char* what) {
-    if (result != VK_SUCCESS) throw Error(std::string("vulkan: ") + what + " failed (" + result_name(result) + ")");
+    if (result == VK_SUCCESS) return;
+    const std::string message = std::string("vulkan: ") + what + " failed (" + result_name(result) + ")";
+    if (result == VK_ERROR_DEVICE_LOST || result == VK_ERROR_OUT_OF_DEVICE_MEMORY) throw DeviceError(message);
+    throw Error(message);
 }
 
 }  // namespace ember::vulkan

@@ -27,7 +27,7 @@ DeviceBuffer::DeviceBuffer(const Context& ctx, size_t bytes, uint32_t memory_typ
     const VkResult r = vk.vkAllocateMemory(ctx.device(), &mai, nullptr, &memory_);
     if (r != VK_SUCCESS) {
         vk.vkDestroyBuffer(ctx.device(), buffer_, nullptr);
-        throw Error("vulkan: out of device memory allocating " + std::to_string(bytes) + " bytes on " + ctx.name() +
+        throw DeviceError("vulkan: out of device memory allocating " + std::to_string(bytes) + " bytes on " + ctx.name() +
                     " (" + result_name(r) + ")");
     }
     check(vk.vkBindBufferMemory(ctx.device(), buffer_, memory_, 0), "vkBindBufferMemory");

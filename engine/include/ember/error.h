@@ -14,4 +14,11 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// A GPU that failed while it ran (device lost, out of device memory): the model on it is no longer usable, but
+// the program is; callers offer to load it again, e.g. on the CPU.
+class DeviceError : public Error {
+public:
+    using Error::Error;
+};
+
 }  // namespace ember
