@@ -2,6 +2,7 @@
 // make_backend and list_devices: backends by name, and the devices of the GPU backends built in.
 #include <cstdlib>
 
+#include "backend/wrap/device_fault_backend.h"
 #include "ember/backend.h"
 
 #ifdef EMBER_HAVE_VULKAN
@@ -13,7 +14,9 @@
 
 namespace ember {
 
-std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options) {
+namespace {
+
+std::unique_ptr<Backend> make_named_backend(const std::string& name, const BackendOptions& options) {
     if (name == "cpu") return make_cpu_backend({options.threads});
     if (name == "vulkan" || name.rfind("vulkan:", 0) == 0) {
 #ifdef EMBER_HAVE_VULKAN
@@ -30,7 +33,15 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
     if (name == "cuda" || name == "hip" || name.rfind("cuda:", 0) == 0 || name.rfind("hip:", 0) == 0)
         throw Error("backend '" + name + "': this build of Ember has no " + name.substr(0, name.find(':')) +
                     " backend (configure with -DEMBER_" + (name[0] == 'c' ? "CUDA" : "HIP") + "=ON)");
-    throw Error("unknown backend '" + name + "' (cpu, vulkan, vulkan:N, vulkan:NAME, cuda, cuda:N, hip or hip:N)");
+    throw Error("unknown backend '" + name +
+                "' (auto, cpu, vulkan, vulkan:N, vulkan:NAME, cuda, cuda:N, hip or hip:N)");
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options) {
+    const std::string resolved = name == "auto" ? choose_device(list_devices(), {}, {}).backend : name;
+    return with_injected_device_fault(make_named_backend(resolved, options));
 }
 
 std::vector<DeviceInfo> list_devices(std::string* error) {

@@ -14,8 +14,11 @@ WeightBinder::WeightBinder(const gguf::File& file, Backend& backend, const LoadP
     for (const gguf::TensorInfo& t : file.tensors()) total_bytes_ += t.n_bytes;
 }
 
+bool is_expert_tensor(std::string_view name) { return name.find("_exps.") != std::string_view::npos; }
+
 Tensor WeightBinder::bind(const gguf::TensorInfo& info) {
-    buffers_.push_back(backend_.map_weights(file_.tensor_data(info)));
+    const std::span<const std::byte> bytes = file_.tensor_data(info);
+    buffers_.push_back(is_expert_tensor(info.name) ? backend_.map_expert_weights(bytes) : backend_.map_weights(bytes));
     Tensor t;
     t.buffer = buffers_.back().get();
     t.type = info.type;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ember/model.h"
@@ -42,5 +43,9 @@ private:
 };
 
 std::string shape_string(std::span<const int64_t> shape);
+
+// The expert matrices of mixture-of-experts layers (ffn_{gate,up,down}_exps): bound through
+// Backend::map_expert_weights, and the part of a model that can stay on the host.
+bool is_expert_tensor(std::string_view name);
 
 }  // namespace ember::model

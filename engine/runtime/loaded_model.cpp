@@ -3,6 +3,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "ember/runtime.h"
 #include "runtime/drafter.h"
 
@@ -12,7 +14,7 @@ std::shared_ptr<LoadedModel> LoadedModel::load(const std::filesystem::path& path
     const auto start = std::chrono::steady_clock::now();
     std::shared_ptr<LoadedModel> m(new LoadedModel());
     m->file_ = std::make_unique<gguf::File>(gguf::File::open(path));
-    m->backend_ = make_backend(options.backend, {options.threads});
+    m->choose_backend(options);
     m->model_ = load_model(*m->file_, *m->backend_, options.progress);
     m->tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::from_gguf(*m->file_));
     if (m->tokenizer_->n_vocab() < m->model_->info().n_vocab)
@@ -40,6 +42,37 @@ std::shared_ptr<LoadedModel> LoadedModel::load(const std::filesystem::path& path
 }
 
 LoadedModel::~LoadedModel() = default;
+
+namespace {
+
+uint64_t system_memory_bytes() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+}
+
+}  // namespace
+
+void LoadedModel::choose_backend(const LoadOptions& options) {
+    DevicePolicy policy = options.device_policy;
+    if (policy.host_memory == 0) policy.host_memory = system_memory_bytes();
+    if (options.backend == "cpu") {
+        device_choice_ = place_on_backend("cpu", {}, {}, policy);
+    } else {
+        const MemoryNeeds needs = estimate_memory_needs(*file_, options.context, options.kv_type);
+        std::string why_none;
+        const std::vector<DeviceInfo> devices = list_devices(&why_none);
+        if (options.backend == "auto") {
+            device_choice_ = choose_device(devices, needs, policy);
+            if (devices.empty() && !why_none.empty()) device_choice_.reason += " (" + why_none + ")";
+        } else {
+            device_choice_ = place_on_backend(options.backend, devices, needs, policy);
+        }
+    }
+    backend_ = make_backend(device_choice_.backend, {options.threads});
+    if (device_choice_.placement == Placement::gpu_host_experts)
+        backend_ = make_host_experts_backend(std::move(backend_), make_cpu_backend({options.threads}));
+    if (device_choice_.placement == Placement::cpu) device_choice_.device = backend_->name();
+}
 
 void LoadedModel::choose_speculation(const std::filesystem::path& path, const LoadOptions& options) {
     const std::string& wanted = options.speculation;

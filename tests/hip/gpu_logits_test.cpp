@@ -31,7 +31,8 @@ const std::vector<int32_t> kTokens = {267, 116, 104, 101, 32,  259, 257, 32,  99
 
 struct Case {
     std::string backend;
-    std::string fixture;  // relative to the fixture folder
+    std::string fixture;        // relative to the fixture folder
+    bool host_experts = false;  // the experts stay on the host and run on the CPU (DevicePolicy::experts_on_host)
 };
 
 bool f32_weights(const std::string& fixture) { return fixture.find("-f32") != std::string::npos; }
@@ -42,12 +43,17 @@ struct Logits {
     int64_t n_vocab = 0;
 };
 
-Logits run(const std::string& backend, const std::string& fixture) {
+Logits run(const std::string& backend, const std::string& fixture, bool host_experts = false) {
     LoadOptions lo;
     lo.backend = backend;
     lo.threads = 2;
     lo.speculation = "off";
+    lo.device_policy.experts_on_host = host_experts;
     auto model = LoadedModel::load(fixture_path(fixture), lo);
+    if (host_experts) {
+        EXPECT_EQ(model->device_choice().placement, Placement::gpu_host_experts) << model->device_choice().reason;
+        EXPECT_NE(model->backend().name().find("experts on cpu"), std::string::npos) << model->backend().name();
+    }
     SessionOptions so;
     so.n_ctx = 64;
     so.kv_type = f32_weights(fixture) ? KvCacheType::f32 : KvCacheType::f16;
@@ -72,7 +78,7 @@ TEST_P(GpuLogits, AgreeWithTheCpuBackend) {
     const Case& c = GetParam();
     if (const std::string why = test::gpu_backend_missing(c.backend); !why.empty()) GTEST_SKIP() << why;
     const Logits cpu = run("cpu", c.fixture);
-    const Logits gpu = run(c.backend, c.fixture);
+    const Logits gpu = run(c.backend, c.fixture, c.host_experts);
     ASSERT_EQ(gpu.n_vocab, cpu.n_vocab);
     ASSERT_EQ(gpu.batch.size(), cpu.batch.size());
     ASSERT_EQ(gpu.steps.size(), cpu.steps.size());
@@ -80,8 +86,9 @@ TEST_P(GpuLogits, AgreeWithTheCpuBackend) {
     const double err_steps = max_relative_error(gpu.steps, cpu.steps);
     const double kl_batch = mean_kl(gpu.batch, cpu.batch, cpu.n_vocab);
     const double kl_steps = mean_kl(gpu.steps, cpu.steps, cpu.n_vocab);
-    std::printf("[ figures  ] %s %s: max rel error batch %.2e steps %.2e; mean KL batch %.2e steps %.2e\n",
-                c.backend.c_str(), c.fixture.c_str(), err_batch, err_steps, kl_batch, kl_steps);
+    std::printf("[ figures  ] %s%s %s: max rel error batch %.2e steps %.2e; mean KL batch %.2e steps %.2e\n",
+                c.backend.c_str(), c.host_experts ? " (host experts)" : "", c.fixture.c_str(), err_batch, err_steps,
+                kl_batch, kl_steps);
     std::fflush(stdout);
     if (f32_weights(c.fixture)) {
         EXPECT_LT(err_batch, 1e-4) << "prompt as one batch";
@@ -93,7 +100,9 @@ TEST_P(GpuLogits, AgreeWithTheCpuBackend) {
 }
 
 // How gtest names a case in its messages.
-void PrintTo(const Case& c, std::ostream* os) { *os << c.backend << " " << c.fixture; }
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << c.backend << (c.host_experts ? " with host experts " : " ") << c.fixture;
+}
 
 std::vector<Case> cases() {
     std::vector<Case> out;
@@ -103,13 +112,17 @@ std::vector<Case> cases() {
                 out.push_back({backend, std::string("dense/") + arch + "-" + type + ".gguf"});
         for (const char* type : {"f32", "f16", "q8_0", "q4_0", "strix"})
             out.push_back({backend, std::string("qwen35moe/qwen35moe-") + type + ".gguf"});
+        // A model larger than the GPU: its experts on the host (CPU products, activations copied each layer).
+        for (const char* type : {"f32", "strix"})
+            out.push_back({backend, std::string("qwen35moe/qwen35moe-") + type + ".gguf", true});
     }
     return out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, GpuLogits, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& p) {
-                             return test::case_name(p.param.backend, p.param.fixture);
+                             return test::case_name(p.param.backend + (p.param.host_experts ? "_host_experts" : ""),
+                                                    p.param.fixture);
                          });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuLogits);
 

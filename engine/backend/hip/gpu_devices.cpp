@@ -2,6 +2,7 @@
 #include "backend/hip/gpu_devices.h"
 
 #include <charconv>
+#include <string_view>
 
 #include "backend/hip/gpu_backend.h"
 
@@ -51,6 +52,7 @@ std::vector<DeviceInfo> list_gpu_devices(std::string* error) {
         info.backend = gpu::kRuntimeName;
         info.name = p.name;
         info.type = p.integrated ? "integrated GPU" : "discrete GPU";
+        info.vendor_id = std::string_view(gpu::kRuntimeName) == "cuda" ? 0x10de : 0x1002;  // NVIDIA : AMD
         info.api_version = arch;
         DeviceMemoryHeap heap;
         heap.bytes = p.totalGlobalMem;

@@ -120,6 +120,7 @@ std::vector<PhysicalDeviceSummary> Instance::devices() const {
         info.name = props.deviceName;
         info.type = type_name(props.deviceType);
         info.api_version = version_string(props.apiVersion);
+        info.vendor_id = props.vendorID;
         for (uint32_t h = 0; h < mp.memoryHeapCount; ++h) {
             DeviceMemoryHeap heap;
             heap.bytes = mp.memoryHeaps[h].size;

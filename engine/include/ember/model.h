@@ -152,6 +152,11 @@ public:
 // backend must outlive the model. Throws ember::Error naming the file and the key or tensor at fault.
 std::unique_ptr<Model> load_model(const gguf::File& file, Backend& backend, const LoadProgress& progress = {});
 
+// What `file` needs in memory to run at n_ctx positions (weights, caches and recurrent state with the copies that
+// speculation and prompt reuse keep, activations), from its keys and tensor sizes: for choosing a device before
+// loading. Throws ember::Error like load_model for a file it cannot read.
+MemoryNeeds estimate_memory_needs(const gguf::File& file, int64_t n_ctx, KvCacheType kv_type = KvCacheType::f16);
+
 // Architectures load_model knows.
 std::span<const std::string_view> supported_architectures();
 

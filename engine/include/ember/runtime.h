@@ -30,7 +30,13 @@ namespace ember {
 
 struct LoadOptions {
     int threads = 0;                       // CPU threads; 0 = all
-    std::string backend = "cpu";           // make_backend's name: "cpu", "vulkan", "vulkan:N", "vulkan:NAME"
+    // "auto" (the best GPU the model fits on, its experts on the host when only the rest fits, else the CPU:
+    // choose_device) or make_backend's name ("cpu", "vulkan", "vulkan:N", "vulkan:NAME", "cuda", "hip").
+    std::string backend = "auto";
+    // The context and cache type that sessions will use, for judging whether the model fits a device.
+    int64_t context = 4096;
+    KvCacheType kv_type = KvCacheType::f16;
+    DevicePolicy device_policy;            // AMD's preferred backend, a cap on the GPU memory used
     LoadProgress progress;                 // fraction loaded; return false to cancel (load throws LoadCancelled)
     std::optional<std::filesystem::path> chat_template_file;  // overrides the file's tokenizer.chat_template
     // Speculative decoding: "auto" (an embedded DFlash draft, else the model's MTP head, else none), "off",
@@ -55,6 +61,8 @@ public:
     const ModelInfo& info() const { return model_->info(); }
     const Tokenizer& tokenizer() const { return *tokenizer_; }
     Backend& backend() const { return *backend_; }
+    // Where the model runs and why (the device, its placement, a notice when it could not go wholly on a GPU).
+    const DeviceChoice& device_choice() const { return device_choice_; }
     // The chat template in use, or nullptr when the file has none and none was given.
     const chat::Template* chat_template() const { return template_ ? &*template_ : nullptr; }
     // Why the file's own template could not be used (empty when it could, or when there is none).
@@ -71,7 +79,9 @@ private:
     LoadedModel() = default;
     void choose_speculation(const std::filesystem::path& path, const LoadOptions& options);
     void load_dflash(const LoadOptions& options);
+    void choose_backend(const LoadOptions& options);
     std::unique_ptr<gguf::File> file_;
+    DeviceChoice device_choice_;
     std::unique_ptr<Backend> backend_;
     std::unique_ptr<Model> model_;
     std::unique_ptr<Tokenizer> tokenizer_;
