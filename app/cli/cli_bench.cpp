@@ -86,6 +86,7 @@ int run_bench(const Args& raw) {
             {"model", args.get("--model")},
             {"architecture", model.info().architecture},
             {"backend", loaded->backend().name()},
+            {"device", device_json(loaded->device_choice())},
             {"n_params", model.info().n_params},
             {"weight_bytes", model.info().weight_bytes},
             {"n_prompt", n_prompt},
@@ -105,6 +106,7 @@ int run_bench(const Args& raw) {
         std::cout << out.dump(2) << "\n";
     } else {
         std::printf("%s on %s\n", args.get("--model").c_str(), loaded->backend().name().c_str());
+        std::printf("  device    %s\n", device_line(*loaded).c_str());
         std::printf("  load      %8.2f s\n", loaded->load_seconds());
         std::printf("  prefill   %8.1f tok/s  (± %.1f, %lld tokens)\n", prefill.mean(), prefill.stddev(),
                     static_cast<long long>(n_prompt));

@@ -48,6 +48,11 @@ int run_devices(const Args& raw) {
     const ParsedArgs args(raw, {{"--json", "", false}, {"--bandwidth", "", false}, {"--backend", ""}, {"--size", ""}});
     std::string error;
     const std::vector<DeviceInfo> devices = list_devices(&error);
+    // The device the backend "auto" takes for a model that fits (ember-cli info FILE judges a particular model).
+    const DeviceChoice choice = choose_device(devices, {}, {});
+    const auto is_default = [&](const DeviceInfo& d) {
+        return choice.backend == d.backend + ":" + std::to_string(d.index);
+    };
     nlohmann::ordered_json json = nlohmann::ordered_json::array();
     for (const DeviceInfo& d : devices) {
         nlohmann::ordered_json heaps = nlohmann::ordered_json::array();
@@ -55,10 +60,12 @@ int run_devices(const Args& raw) {
             heaps.push_back({{"bytes", h.bytes}, {"device_local", h.device_local}, {"host_visible", h.host_visible}});
         json.push_back({{"index", d.index}, {"backend", d.backend}, {"name", d.name}, {"type", d.type},
                         {"api_version", d.api_version}, {"usable", d.usable}, {"unusable_reason", d.unusable_reason},
-                        {"heaps", heaps}, {"features", d.features}});
+                        {"heaps", heaps}, {"features", d.features}, {"software", is_software_device(d)},
+                        {"memory_budget_bytes", device_memory_budget(d)}, {"default", is_default(d)}});
         if (args.has("--json")) continue;
         std::cout << d.backend << ":" << d.index << "  " << d.name << " (" << d.type << (d.backend == "vulkan" ? ", Vulkan " : ", ") << d.api_version
-                  << ")" << (d.usable ? "" : "  not usable: " + d.unusable_reason) << "\n";
+                  << ")" << (d.usable ? "" : "  not usable: " + d.unusable_reason)
+                  << (is_default(d) ? "  [default]" : "") << "\n";
         for (const DeviceMemoryHeap& h : d.heaps)
             std::cout << "    heap " << gib(h.bytes) << (h.device_local ? " device-local" : " host")
                       << (h.host_visible ? ", host-visible" : "") << "\n";
@@ -69,8 +76,11 @@ int run_devices(const Args& raw) {
         }
     }
     if (devices.empty() && !args.has("--json")) std::cout << "no GPU devices: " << error << "\n";
+    if (!args.has("--json"))
+        std::cout << "default (--backend auto): " << choice.backend << ": " << choice.reason << "\n";
 
-    nlohmann::ordered_json result = {{"devices", json}};
+    nlohmann::ordered_json result = {{"devices", json},
+                                     {"default", {{"backend", choice.backend}, {"reason", choice.reason}}}};
     if (!error.empty()) result["error"] = error;
     if (args.has("--bandwidth")) {
         const std::string name = args.get("--backend", "vulkan");

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// ember-cli info FILE: what a model file holds, in a few lines.
+// ember-cli info FILE: what a model file holds, in a few lines, and where the backend "auto" would run it.
 #include <iostream>
 
 #include "cli_commands.h"
+#include "ember/backend.h"
 #include "ember/gguf.h"
+#include "ember/model.h"
 
 namespace ember::cli {
 
@@ -25,6 +27,16 @@ int run_info(const Args& args) {
               << (caps.has_dflash() ? "embedded DFlash draft" : caps.has_mtp() ? "MTP head" : "none") << "\n"
               << "  vision projector      " << (caps.vision_projector ? "yes" : "no") << "\n"
               << "  chat template         " << (caps.has_chat_template ? "yes" : "no") << "\n";
+    if (caps.architecture.empty()) return 0;
+    // The device choice of `ember-cli run` with no --backend, at its default context.
+    try {
+        const DeviceChoice choice = choose_device(list_devices(), estimate_memory_needs(file, 4096), {});
+        std::cout << "  device (auto)         " << choice.device << " (" << choice.backend << ", "
+                  << placement_name(choice.placement) << "): " << choice.reason << "\n";
+        if (!choice.notice.empty()) std::cout << "                        " << choice.notice << "\n";
+    } catch (const Error& e) {
+        std::cout << "  device (auto)         cannot tell: " << e.what() << "\n";
+    }
     return 0;
 }
 

@@ -7,9 +7,10 @@
 namespace ember::cli {
 
 std::vector<OptionSpec> model_option_specs() {
-    return {{"--model", "-m"}, {"--threads", "-t"}, {"--ctx", "-c"},
-            {"--kv-type", ""}, {"--template", ""}, {"--backend", ""},
-            {"--speculation", ""}, {"--draft-file", ""}, {"--draft-length", ""}};
+    return {{"--model", "-m"},      {"--threads", "-t"},    {"--ctx", "-c"},
+            {"--kv-type", ""},       {"--template", ""},     {"--backend", ""},
+            {"--gpu-memory", ""},    {"--amd-backend", ""},  {"--experts-on-host", "", false},
+            {"--speculation", ""},   {"--draft-file", ""},   {"--draft-length", ""}};
 }
 
 std::vector<OptionSpec> sampling_option_specs() {
@@ -29,7 +30,15 @@ std::shared_ptr<LoadedModel> load_model_from_args(const ParsedArgs& args) {
     options.threads = static_cast<int>(args.get_int("--threads", 0));
     if (options.threads < 0) throw UsageError("--threads must be 0 (all) or more");
     if (args.has("--template")) options.chat_template_file = args.get("--template");
-    options.backend = args.get("--backend", "cpu");
+    options.backend = args.get("--backend", "auto");
+    const SessionOptions session = session_options_from_args(args);
+    options.context = session.n_ctx;
+    options.kv_type = session.kv_type;
+    if (args.has("--gpu-memory")) options.device_policy.gpu_memory_limit = parse_memory_size(args.get("--gpu-memory"));
+    options.device_policy.amd_backend = args.get("--amd-backend", options.device_policy.amd_backend);
+    if (options.device_policy.amd_backend != "vulkan" && options.device_policy.amd_backend != "hip")
+        throw UsageError("--amd-backend must be vulkan or hip, got '" + options.device_policy.amd_backend + "'");
+    options.device_policy.experts_on_host = args.has("--experts-on-host");
     options.speculation = args.get("--speculation", "auto");
     if (args.has("--draft-file")) options.draft_file = args.get("--draft-file");
     const bool show = ::isatty(STDERR_FILENO);
@@ -45,7 +54,42 @@ std::shared_ptr<LoadedModel> load_model_from_args(const ParsedArgs& args) {
         };
     auto model = LoadedModel::load(args.require("--model"), options);
     if (show) std::fprintf(stderr, "\r\033[K");
+    if (!model->device_choice().notice.empty()) std::fprintf(stderr, "%s\n", model->device_choice().notice.c_str());
     return model;
+}
+
+uint64_t parse_memory_size(const std::string& text) {
+    size_t used = 0;
+    double value = 0;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    const std::string unit = text.substr(used);
+    double scale = 0;
+    if (unit.empty() || unit == "B") scale = 1;
+    else if (unit == "K" || unit == "KiB") scale = 1024.0;
+    else if (unit == "M" || unit == "MiB") scale = 1024.0 * 1024;
+    else if (unit == "G" || unit == "GiB") scale = 1024.0 * 1024 * 1024;
+    if (used == 0 || scale == 0 || !(value > 0))
+        throw UsageError("--gpu-memory must be a size such as 8G, 512M or 8589934592, got '" + text + "'");
+    return static_cast<uint64_t>(value * scale);
+}
+
+std::string device_line(const LoadedModel& model) {
+    const DeviceChoice& c = model.device_choice();
+    return c.device + " (" + c.backend + ", " + std::string(placement_name(c.placement)) + "): " + c.reason;
+}
+
+nlohmann::ordered_json device_json(const DeviceChoice& c) {
+    nlohmann::ordered_json out = {{"backend", c.backend},
+                                  {"device", c.device},
+                                  {"placement", std::string(placement_name(c.placement))},
+                                  {"memory_budget_bytes", c.memory_budget},
+                                  {"reason", c.reason}};
+    if (!c.notice.empty()) out["notice"] = c.notice;
+    return out;
 }
 
 SessionOptions session_options_from_args(const ParsedArgs& args) {

@@ -44,6 +44,7 @@ int run_run(const Args& raw) {
                  static_cast<long long>(s.prompt_tokens), static_cast<long long>(s.reused_tokens),
                  s.prefill_tokens_per_second(), static_cast<long long>(s.generated_tokens),
                  s.decode_tokens_per_second(), std::string(stop_reason_name(result.stop_reason)).c_str());
+    std::fprintf(stderr, "[device: %s]\n", device_line(*model).c_str());
     if (s.draft_steps > 0)
         std::fprintf(stderr, "[speculation %s: %lld of %lld drafted tokens accepted (%.0f %%), %.2f tokens per step]\n",
                      s.speculation.c_str(), static_cast<long long>(s.accepted_tokens),
