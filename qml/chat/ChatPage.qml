@@ -179,10 +179,28 @@ Item {
                 text: page.chat.notice
                 onDismissed: page.chat.clearNotice()
             }
+            NoticeBar {  // the GPU failed: the model was unloaded, the CPU can take over
+                objectName: "deviceFailureNotice"
+                Layout.fillWidth: true
+                error: true
+                dismissable: false
+                text: page.engine.deviceFailure
+                actionText: qsTr("Reload on the CPU")
+                onActionTriggered: page.engine.reloadOnCpu()
+            }
+            NoticeBar {  // the model did not fit the GPU whole: say where it runs instead
+                id: deviceNotice
+                objectName: "deviceNotice"
+                property string dismissedText: ""
+                Layout.fillWidth: true
+                text: page.engine.deviceNotice !== dismissedText ? page.engine.deviceNotice : ""
+                onDismissed: dismissedText = page.engine.deviceNotice
+            }
             NoticeBar {
                 Layout.fillWidth: true
                 error: true
-                text: page.engine.state === EngineController.Failed ? page.engine.lastError
+                text: page.engine.deviceFailure ? ""
+                      : page.engine.state === EngineController.Failed ? page.engine.lastError
                       : (page.engine.templateProblem ? qsTr("This model's chat template cannot be used: %1").arg(page.engine.templateProblem) : "")
             }
             Composer {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// A one-line message for the user (an error, a hint, a confirmation) with a close button.
+// A one-line message for the user (an error, a hint, a confirmation) with a close button and, when actionText is
+// set, a button that does something about it.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -8,7 +9,10 @@ Rectangle {
     id: bar
     property string text: ""
     property bool error: false
+    property string actionText: ""
+    property bool dismissable: true
     signal dismissed()
+    signal actionTriggered()
     visible: text.length > 0
     implicitHeight: visible ? row.implicitHeight + 12 : 0
     radius: Theme.radius
@@ -26,8 +30,15 @@ Rectangle {
             color: bar.error ? Theme.danger : Theme.text
             Layout.fillWidth: true
         }
+        Button {
+            objectName: "noticeActionButton"
+            visible: bar.actionText.length > 0
+            text: bar.actionText
+            onClicked: bar.actionTriggered()
+        }
         IconButton {
             objectName: "dismissNoticeButton"
+            visible: bar.dismissable
             iconName: "close"
             tip: qsTr("Dismiss")
             onClicked: bar.dismissed()

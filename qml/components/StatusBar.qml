@@ -40,6 +40,20 @@ Rectangle {
             font.pointSize: 9
             color: Theme.mutedText
             Accessible.name: qsTr("Backend: ") + text
+            Accessible.description: bar.engine.deviceReason
+            HoverHandler { id: backendHover }
+            ToolTip.visible: backendHover.hovered && bar.engine.deviceReason.length > 0
+            ToolTip.text: bar.engine.deviceReason
+        }
+        Label {  // why this device: "no GPU found", "NVIDIA H200 (discrete GPU, 139.7 GiB usable): ..."
+            objectName: "statusDeviceReason"
+            visible: bar.engine.deviceReason.length > 0
+            text: bar.engine.deviceReason
+            font.pointSize: 9
+            color: Theme.faintText
+            elide: Text.ElideRight
+            Layout.maximumWidth: 300
+            Accessible.name: qsTr("Device: ") + text
         }
         RowLayout {
             visible: bar.engine.contextLength > 0
@@ -75,6 +89,8 @@ Rectangle {
             text: {
                 if (bar.engine.state === EngineController.Loading)
                     return qsTr("Loading… %1%").arg(Math.round(bar.engine.loadProgress * 100))
+                if (bar.engine.deviceFailure)
+                    return qsTr("The GPU failed: the model was unloaded")
                 if (bar.engine.state === EngineController.Failed)
                     return qsTr("Load failed: %1").arg(bar.engine.lastError)
                 if (bar.engine.generating)

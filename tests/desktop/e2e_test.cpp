@@ -250,6 +250,15 @@ TEST(DesktopEndToEnd, ChatThinkImageStopRegenerateRestart) {
         ASSERT_TRUE(backend);
         EXPECT_TRUE(backend->property("text").toString().startsWith(QStringLiteral("CPU")))
             << backend->property("text").toString().toStdString();
+        // The backend "auto" chose, and the status bar says why (here: no GPU, or only a software one).
+        QQuickItem* reason = findItem(app->window(), QStringLiteral("statusDeviceReason"));
+        ASSERT_TRUE(reason);
+        EXPECT_TRUE(reason->property("text").toString().contains(QStringLiteral("GPU")))
+            << reason->property("text").toString().toStdString();
+        EXPECT_EQ(app->engine()->deviceReason(), reason->property("text").toString());
+        EXPECT_EQ(app->settings()->backend(), QStringLiteral("auto"));
+        EXPECT_EQ(app->engine()->backendChoices().value(0), QStringLiteral("auto")) << "Automatic comes first";
+        EXPECT_TRUE(app->engine()->backendLabels().value(0).startsWith(QStringLiteral("Automatic")));
         EXPECT_TRUE(app->engine()->backendChoices().contains(QStringLiteral("cpu")));
         app->settings()->setBackend(QStringLiteral("nosuchbackend"));
         app->engine()->loadModel(fixture(QStringLiteral("scripted.gguf")), 0, 4096, app->settings()->backend());
@@ -304,6 +313,41 @@ TEST(DesktopEndToEnd, LoadProgressAndCancel) {
     EXPECT_GT(QGuiApplication::palette().color(QPalette::Window).lightnessF(), 0.5);
     app->applyColorScheme(QStringLiteral("system"));
     EXPECT_EQ(QGuiApplication::palette().resolveMask(), 0u);
+}
+
+// A GPU that fails in the middle of a turn (here: injected, EMBER_TEST_DEVICE_FAULT, as a lost device would throw)
+// ends that turn with a plain message, unloads the model and offers to reload it on the CPU; the app stays usable.
+TEST(DesktopEndToEnd, DeviceFailureOffersTheCpu) {
+    QTemporaryDir data;
+    qputenv("EMBER_TEST_DEVICE_FAULT", "40");
+    std::unique_ptr<AppShell> app = startApp(data.path(), fixture(QStringLiteral("scripted.gguf")));
+    ASSERT_TRUE(app);
+    EngineController* engine = app->engine();
+    ChatController* chat = app->chat();
+    ASSERT_TRUE(waitUntil([&] { return engine->state() == EngineController::Ready; })) << engine->lastError().toStdString();
+    ASSERT_TRUE(waitUntil([&] { return chat->storageReady(); }));
+    qunsetenv("EMBER_TEST_DEVICE_FAULT");  // read when a backend is made: the reload below gets a sound one
+    Replies replies(chat);
+    typeText(findItem(app->window(), QStringLiteral("composerInput")), QStringLiteral("Write\n"));
+    const Reply failed = replies.next();
+    EXPECT_EQ(failed.state, QStringLiteral("failed"));
+    ASSERT_TRUE(waitUntil([&] { return !engine->deviceFailure().isEmpty(); }));
+    EXPECT_TRUE(engine->deviceFailure().contains(QStringLiteral("device was lost"))) << engine->deviceFailure().toStdString();
+    EXPECT_EQ(engine->state(), EngineController::Failed);
+    QQuickItem* notice = findItem(app->window(), QStringLiteral("deviceFailureNotice"));
+    ASSERT_TRUE(notice);
+    QQuickItem* reload = findItem(app->window(), QStringLiteral("noticeActionButton"));
+    ASSERT_TRUE(reload);
+    EXPECT_EQ(reload->property("text").toString(), QStringLiteral("Reload on the CPU"));
+    saveScreenshot(app->window(), QStringLiteral("device-failure"));
+
+    click(reload);
+    ASSERT_TRUE(waitUntil([&] { return engine->state() == EngineController::Ready; })) << engine->lastError().toStdString();
+    EXPECT_TRUE(engine->deviceFailure().isEmpty());
+    EXPECT_TRUE(engine->backendName().startsWith(QStringLiteral("CPU"))) << engine->backendName().toStdString();
+    EXPECT_FALSE(findItem(app->window(), QStringLiteral("deviceFailureNotice")));
+    typeText(findItem(app->window(), QStringLiteral("composerInput")), QStringLiteral("Write\n"));
+    EXPECT_EQ(replies.next().state, QStringLiteral("complete"));
 }
 
 // The keyboard: Esc stops an answer, Ctrl+Shift+C copies the last answer, Ctrl+N starts a new chat.

@@ -49,6 +49,7 @@ EngineController::EngineController(StallMonitor* stalls, QObject* parent)
         Q_EMIT backendsChanged();
     });
     connect(m_worker, &EngineWorker::loadFailed, this, &EngineController::onLoadFailed);
+    connect(m_worker, &EngineWorker::loadFailedOnDevice, this, &EngineController::setDeviceFailure);
     connect(m_worker, &EngineWorker::streamReady, this, &EngineController::onStreamReady);
     connect(m_worker, &EngineWorker::turnFinished, this, &EngineController::onTurnFinished);
     // The engine thread (and the compute threads it starts, which inherit this) yields the CPU to the GUI thread:
@@ -81,6 +82,10 @@ void EngineController::loadModel(const QString& pathOrUrl, int threads, qint64 c
     const QString path = url.isLocalFile() ? url.toLocalFile() : pathOrUrl;
     if (path.isEmpty()) return;
     ++m_pendingLoads;
+    m_lastPath = path;
+    m_lastThreads = threads;
+    m_lastContextLength = contextLength;
+    setDeviceFailure({});
     if (m_currentLoad != 0) m_worker->requestCancelLoad(m_currentLoad);  // a newer load supersedes a queued one
     m_currentLoad = m_nextLoad++;
     m_loadingPath = path;
@@ -94,6 +99,16 @@ void EngineController::loadModel(const QString& pathOrUrl, int threads, qint64 c
             w->loadModel(id, path, threads, contextLength, backend);
         },
         Qt::QueuedConnection);
+}
+
+void EngineController::reloadOnCpu() {
+    if (!m_lastPath.isEmpty()) loadModel(m_lastPath, m_lastThreads, m_lastContextLength, QStringLiteral("cpu"));
+}
+
+void EngineController::setDeviceFailure(const QString& failure) {
+    if (failure == m_deviceFailure) return;
+    m_deviceFailure = failure;
+    Q_EMIT deviceFailureChanged();
 }
 
 void EngineController::cancelLoad() {
@@ -174,6 +189,14 @@ void EngineController::onTurnFinished(const TurnOutcome& outcome) {
         Q_EMIT contextChanged();
     }
     if (!outcome.error.isEmpty()) setError(outcome.error);
+    if (outcome.deviceFailed) {  // the worker released the model: nothing can run until a reload
+        m_status = {};
+        m_contextUsed = 0;
+        Q_EMIT modelChanged();
+        Q_EMIT contextChanged();
+        setDeviceFailure(outcome.error);
+        setState(Failed);
+    }
     if (outcome.id == m_activeTurn) {
         m_activeTurn = 0;
         Q_EMIT generatingChanged();

@@ -33,6 +33,12 @@ class EngineController : public QObject {
     Q_PROPERTY(QString modelName READ modelName NOTIFY modelChanged)
     Q_PROPERTY(QString architecture READ architecture NOTIFY modelChanged)
     Q_PROPERTY(QString backendName READ backendName NOTIFY modelChanged)
+    Q_PROPERTY(QString deviceName READ deviceName NOTIFY modelChanged)      // where the model runs
+    Q_PROPERTY(QString deviceReason READ deviceReason NOTIFY modelChanged)  // why there (one line)
+    Q_PROPERTY(QString deviceNotice READ deviceNotice NOTIFY modelChanged)  // the model could not go wholly on the GPU
+    // Why the GPU failed (device lost, out of memory) during a turn or a load; empty otherwise. The model is then
+    // unloaded and reloadOnCpu() offers the way on.
+    Q_PROPERTY(QString deviceFailure READ deviceFailure NOTIFY deviceFailureChanged)
     Q_PROPERTY(QString speculation READ speculation NOTIFY modelChanged)
     Q_PROPERTY(QStringList backendChoices READ backendChoices NOTIFY backendsChanged)  // make_backend names
     Q_PROPERTY(QStringList backendLabels READ backendLabels NOTIFY backendsChanged)    // for people
@@ -61,6 +67,10 @@ public:
     QString architecture() const { return m_status.architecture; }
     QString backendName() const;
     QString speculation() const { return m_status.speculation; }
+    QString deviceName() const { return m_status.device; }
+    QString deviceReason() const { return m_status.deviceReason; }
+    QString deviceNotice() const { return m_status.deviceNotice; }
+    QString deviceFailure() const { return m_deviceFailure; }
     QStringList backendChoices() const { return m_backendChoices; }
     QStringList backendLabels() const { return m_backendLabels; }
     bool supportsThinking() const { return m_status.supportsThinking; }
@@ -75,8 +85,10 @@ public:
 
     // Loads a model file (a path or a file: URL) on the engine thread; the current model is released first.
     Q_INVOKABLE void loadModel(const QString& pathOrUrl, int threads = 0, qint64 contextLength = 4096,
-                               const QString& backend = QStringLiteral("cpu"));
+                               const QString& backend = QStringLiteral("auto"));
     Q_INVOKABLE void cancelLoad();
+    // Loads the last model again on the CPU backend (after its GPU failed), with the same threads and context.
+    Q_INVOKABLE void reloadOnCpu();
     Q_INVOKABLE void unloadModel();
     // Stops the running turn (and any queued one) before its next token.
     Q_INVOKABLE void stop();
@@ -93,6 +105,7 @@ Q_SIGNALS:
     void backendsChanged();
     void contextChanged();
     void lastErrorChanged();
+    void deviceFailureChanged();
     void modelLoaded();
     void loadFailed(const QString& error, bool cancelled);
     void streamed(quint64 turnId, const QString& content, const QString& reasoning, qint64 generatedTokens);
@@ -101,6 +114,7 @@ Q_SIGNALS:
 private:
     void setState(State state);
     void setError(const QString& error);
+    void setDeviceFailure(const QString& failure);
     void onModelLoaded(const ModelStatus& status);
     void onLoadFailed(const QString& error, bool cancelled);
     void onStreamReady();
@@ -122,6 +136,11 @@ private:
     QStringList m_backendLabels{QStringLiteral("CPU")};
     qint64 m_contextUsed = 0;
     QString m_lastError;
+    QString m_deviceFailure;
+    // The last load asked for, for reloadOnCpu().
+    QString m_lastPath;
+    int m_lastThreads = 0;
+    qint64 m_lastContextLength = 4096;
     quint64 m_nextTurn = 1;
     quint64 m_activeTurn = 0;  // the newest turn not finished yet (0: none)
 };

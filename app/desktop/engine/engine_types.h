@@ -18,6 +18,10 @@ struct ModelStatus {
     QString name;
     QString architecture;
     QString backend;             // the backend's own description, e.g. "cpu (avx2, 2 threads)"
+    QString device;              // the device it runs on, e.g. "NVIDIA H200" or "cpu (avx2, 2 threads)"
+    QString placement;           // "cpu", "gpu" or "gpu + host experts"
+    QString deviceReason;        // why that device (one line)
+    QString deviceNotice;        // for the user, when the model could not go wholly on the GPU
     QString speculation;         // "none", "mtp" or "dflash": how answers are drafted
     qint64 contextLength = 0;    // the session's positions
     qint64 trainedContext = 0;   // the model's training context
@@ -68,6 +72,8 @@ struct TurnOutcome {
     qint64 contextLength = 0;
     // Tokens the engine produced after it saw the stop request (at most one when stop works); -1 without a stop.
     qint64 tokensAfterStop = -1;
+    // The GPU failed during the turn (device lost, out of device memory): the worker released the model.
+    bool deviceFailed = false;
 };
 
 }  // namespace ember::desktop

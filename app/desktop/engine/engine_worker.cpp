@@ -47,13 +47,21 @@ void EngineWorker::requestCancelLoad(quint64 loadId) {
 }
 
 void EngineWorker::listBackends() {
-    QStringList names{QStringLiteral("cpu")}, labels{QStringLiteral("CPU")};
     std::string error;
-    for (const DeviceInfo& d : list_devices(&error)) {
+    const std::vector<DeviceInfo> devices = list_devices(&error);
+    // "Automatic" first: the device the backend "auto" takes for a model that fits (each load judges its model).
+    const DeviceChoice automatic = choose_device(devices, {}, {});
+    QStringList names{QStringLiteral("auto"), QStringLiteral("cpu")};
+    QStringList labels{tr("Automatic (%1)").arg(automatic.placement == Placement::cpu ? tr("CPU") : qs(automatic.device)),
+                       tr("CPU")};
+    for (const DeviceInfo& d : devices) {
+        if (!d.usable) continue;
         names.append(QStringLiteral("%1:%2").arg(qs(d.backend)).arg(d.index));
-        labels.append(QStringLiteral("%1 (%2)").arg(qs(d.name), qs(d.backend)));
+        labels.append(is_software_device(d) ? tr("%1 (%2, software: slower than the CPU backend)").arg(qs(d.name), qs(d.backend))
+                                            : tr("%1 (%2)").arg(qs(d.name), qs(d.backend)));
     }
     if (!error.empty()) qCInfo(lcEngine) << "GPU devices:" << error.c_str();
+    qCInfo(lcEngine) << "automatic device:" << automatic.backend.c_str() << "-" << automatic.reason.c_str();
     Q_EMIT backendsListed(names, labels);
 }
 
@@ -67,7 +75,8 @@ void EngineWorker::loadModel(quint64 loadId, const QString& path, int threads, q
     double lastReported = -1;
     LoadOptions options;
     options.threads = threads;
-    options.backend = backend.isEmpty() ? std::string("cpu") : backend.toStdString();
+    options.backend = backend.isEmpty() ? std::string("auto") : backend.toStdString();
+    options.context = contextLength;
     options.progress = [&](double fraction) {
         if (fraction - lastReported >= 0.01 || sinceReport.elapsed() >= 100 || fraction >= 1.0) {
             lastReported = fraction;
@@ -90,6 +99,7 @@ void EngineWorker::loadModel(quint64 loadId, const QString& path, int threads, q
         m_model.reset();
         m_session.reset();
         qCWarning(lcEngine) << "load failed:" << e.what();
+        if (dynamic_cast<const DeviceError*>(&e)) Q_EMIT loadFailedOnDevice(qs(e.what()));
         Q_EMIT loadFailed(qs(e.what()), false);
         return;
     }
@@ -101,6 +111,12 @@ void EngineWorker::loadModel(quint64 loadId, const QString& path, int threads, q
     s.name = qs(info.name);
     s.architecture = qs(info.architecture);
     s.backend = qs(m_model->backend().name());
+    const DeviceChoice& device = m_model->device_choice();
+    s.device = qs(device.device);
+    s.placement = qs(std::string(placement_name(device.placement)));
+    s.deviceReason = qs(device.reason);
+    s.deviceNotice = qs(device.notice);
+    qCInfo(lcEngine) << "device:" << device.backend.c_str() << "-" << device.reason.c_str();
     s.speculation = qs(m_model->speculation());
     s.contextLength = m_session->n_ctx();
     s.trainedContext = info.n_ctx_train;
@@ -200,6 +216,12 @@ void EngineWorker::runTurn(const TurnRequest& request) {
         if (stopRequested(request.id)) m_session->cancel();  // a stop between the checks above and here
         result = generate(request, onChunk);
         outcome.stopReason = QString::fromLatin1(stop_reason_name(result.stop_reason));
+    } catch (const DeviceError& e) {
+        // The device is gone: the model on it cannot run another step. Release it so the app can load again.
+        outcome.stopReason = QStringLiteral("error");
+        outcome.error = tr("The GPU failed: %1").arg(qs(e.what()));
+        outcome.deviceFailed = true;
+        qCWarning(lcEngine) << "turn" << request.id << "failed on the device:" << e.what();
     } catch (const std::exception& e) {
         outcome.stopReason = QStringLiteral("error");
         outcome.error = qs(e.what());
@@ -224,6 +246,10 @@ void EngineWorker::runTurn(const TurnRequest& request) {
         outcome.stats.meanAcceptedLength = g.mean_accepted_length();
     }
     outcome.stats.timeToFirstTokenSeconds = firstText;
+    if (outcome.deviceFailed) {
+        m_session.reset();
+        m_model.reset();
+    }
     if (m_session) {
         outcome.contextUsed = static_cast<qint64>(m_session->cached_tokens().size());
         outcome.contextLength = m_session->n_ctx();

@@ -43,6 +43,7 @@ Q_SIGNALS:
     void backendsListed(const QStringList& names, const QStringList& labels);
     void modelLoaded(const ember::desktop::ModelStatus& status);
     void loadFailed(const QString& error, bool cancelled);
+    void loadFailedOnDevice(const QString& error);  // before loadFailed, when the GPU itself failed (e.g. its memory)
     void modelUnloaded();
     void turnStarted(quint64 id);
     void streamReady();  // text waits in the StreamBuffer

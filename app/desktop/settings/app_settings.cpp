@@ -103,7 +103,7 @@ void AppSettings::setThinkingByDefault(bool v) {
 }
 
 void AppSettings::setBackend(const QString& v) {
-    const QString name = v.trimmed().isEmpty() ? QStringLiteral("cpu") : v.trimmed();
+    const QString name = v.trimmed().isEmpty() ? QStringLiteral("auto") : v.trimmed();
     if (m_backend == name) return;
     m_backend = name;
     m_settings.setValue(QStringLiteral("engine/backend"), name);

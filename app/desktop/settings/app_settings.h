@@ -51,7 +51,7 @@ public:
     bool thinkingByDefault() const { return m_thinkingByDefault; }
     QString colorScheme() const { return m_colorScheme; }  // "system", "light" or "dark"
     QString lastModelPath() const { return m_lastModelPath; }
-    QString backend() const { return m_backend; }  // make_backend's name: "cpu", "vulkan", "vulkan:1", ...
+    QString backend() const { return m_backend; }  // "auto" (the default) or make_backend's name: "cpu", "vulkan:1", ...
     QStringList presetNames() const;
     int maxThreads() const;
 
@@ -105,7 +105,7 @@ private:
     bool m_thinkingByDefault = true;
     QString m_colorScheme = QStringLiteral("system");
     QString m_lastModelPath;
-    QString m_backend = QStringLiteral("cpu");
+    QString m_backend = QStringLiteral("auto");
 };
 
 }  // namespace ember::desktop
