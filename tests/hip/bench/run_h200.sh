@@ -8,7 +8,8 @@
 #   3. the benchmarks (tests/bench/h200_bench.sh run), until DEADLINE seconds after the start;
 #   4. a per-shader GPU profile of Vulkan decode (EMBER_VULKAN_PROFILE=1) on the STRIX file;
 #   5. the host's time recording vs waiting in Vulkan decode, and a per-shader profile of a 512-token prefill;
-#   6. Vulkan prefill with the tiled kernels instead of cooperative matrices (EMBER_VULKAN_COOPERATIVE_MATRIX=0).
+#   6. Vulkan prefill with the tiled kernels instead of cooperative matrices (EMBER_VULKAN_COOPERATIVE_MATRIX=0);
+#   before the benchmarks: the backend "auto" on the STRIX file, whole on the GPU and capped to 8 GB (host experts).
 # Carried (device tool `carry`): .gpurun (bin.tar.xz: ember-cli and the test binaries; fixtures.tar.xz: the test
 # fixtures; libs.tar.xz: Debian 12's libicuuc/libicudata 72 and libpcre2-8, which the binaries need and the device
 # image may lack; the gguf wheel) and .gl (the Vulkan loader .debs, as the device notes describe).
@@ -62,6 +63,10 @@ gtest() {
 
 # Four lanes at once (the GPU runs the processes side by side; their speed does not matter here).
 (
+    gtest device_choice device_choice_test 30 '*'
+    timeout 120 python3 tests/backend/backend_coverage.py check "$bin/backend_ops_test" cpu,vulkan,cuda \
+        >"$logs/coverage.log" 2>&1
+    echo "op suite on every backend: exit $?" | tee -a "$logs/tests.txt"
     gtest ops_vulkan backend_ops_test 150 '*vulkan*'
     gtest coopmat vk_coopmat_test 60 '*'
     gtest ops_cuda backend_ops_test 100 '*cuda*'
@@ -91,6 +96,24 @@ wait "$generator"
 echo "generate: exit $? after $(($(date +%s) - start)) s"
 tail -2 "$logs/generate.log"
 ls -la /tmp/models
+# The backend "auto" (issue 16): with no --backend the GPU is chosen (info says where and why, run prints the device
+# after the answer); with the GPU capped to 8 GB the MoE experts stay in host memory and run on the CPU. Decode of
+# both placements side by side.
+if [ -f /tmp/models/strix.gguf ]; then
+    "$bin/ember-cli" devices | tail -2 | tee "$out/auto_device.txt"
+    "$bin/ember-cli" info /tmp/models/strix.gguf 2>&1 | tail -3 | tee -a "$out/auto_device.txt"
+    timeout 120 "$bin/ember-cli" run -m /tmp/models/strix.gguf -p "The capital of France is" -n 16 \
+        --speculation off 2>&1 | tail -3 | tee -a "$out/auto_device.txt"
+    for cap in none 8G; do
+        gpu_memory=()
+        [ "$cap" != none ] && gpu_memory=(--gpu-memory "$cap")
+        timeout 240 "$bin/ember-cli" bench -m /tmp/models/strix.gguf --speculation off -p 512 -n 64 -r 2 --json \
+            "${gpu_memory[@]}" >"$out/auto_bench_$cap.json" 2>"$logs/auto_bench_$cap.err"
+        echo "auto bench, GPU memory cap $cap: exit $?" | tee -a "$out/auto_device.txt"
+        python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["device"]["placement"], d["device"]["reason"]); print("prefill", d["prefill_tokens_per_second"], "decode", d["decode_tokens_per_second"])' \
+            "$out/auto_bench_$cap.json" 2>&1 | tee -a "$out/auto_device.txt"
+    done
+fi
 BENCH_DEADLINE=$((deadline - 15)) bash tests/bench/h200_bench.sh run "$bin" /tmp/models "$work/bench" 2>&1 |
     tee "$logs/bench.log"
 cp "$work/bench/summary.txt" "$work/bench/summary.json" "$out/" 2>/dev/null
