@@ -142,7 +142,9 @@ TEST_P(BackendOps, GetRowsOfEveryType) {
 TEST_P(BackendOps, MatmulOfEveryWeightType) {
     for (const gguf::TypeTraits& t : gguf::known_types()) {
         if (!quant::can_quantize(t.type) || !quant::can_dequantize(t.type) || t.type == TensorType::Q8_K) continue;
-        for (auto [tokens, cols] : {std::pair<int64_t, int64_t>{1, 512}, {7, 512}, {1, 2304}, {3, 2304}}) {
+        // 13 and 32 tokens: speculative verification, in chunks of the mat x vec kernels on the GPU backends.
+        for (auto [tokens, cols] :
+             {std::pair<int64_t, int64_t>{1, 512}, {7, 512}, {13, 512}, {32, 512}, {1, 2304}, {3, 2304}}) {
             const int64_t rows = 33;
             reference::Matrix w_stored;
             const Tensor w = upload(t.type, rows, cols, random(rows * cols), &w_stored);
@@ -674,7 +676,7 @@ TEST_P(BackendOps, MoeRoutingExpertsAndCombine) {
 }
 
 // Prefill-sized expert products: 200 tokens x 8 slots of 32 experts, skewed so that a few experts take most slots
-// (several tiles of them) and four take none; and 40 tokens x 4 slots of 600 experts (more experts than a group
+// (several tiles of them) and four take none; and 80 tokens x 4 slots of 600 experts (more experts than a group
 // pass has invocations; most get no slot). Rows and columns are not multiples of the tile sizes (F16: 97 columns,
 // not even a multiple of 4).
 TEST_P(BackendOps, ExpertsWithManySlotsSkewed) {
@@ -682,7 +684,7 @@ TEST_P(BackendOps, ExpertsWithManySlotsSkewed) {
         int64_t tokens, experts, k;
     };
     const int64_t rows = 136;
-    for (const Shape& shape : {Shape{200, 32, 8}, Shape{40, 600, 4}}) {
+    for (const Shape& shape : {Shape{200, 32, 8}, Shape{80, 600, 4}}) {
         const int64_t tokens = shape.tokens, experts = shape.experts, k = shape.k;
         std::vector<double> weight(static_cast<size_t>(experts), 0.0);  // the last four never chosen
         for (int64_t e = 0; e < experts - 4; ++e) weight[static_cast<size_t>(e)] = 1.0 / static_cast<double>(1 + e);
@@ -759,9 +761,10 @@ TEST_P(BackendOps, GatedExpertProductsOfDecodeTypes) {
         const Tensor wg = upload(wt, experts * rows, cols, random(experts * rows * cols), &g_stored);
         const Tensor wu = upload(wt, experts * rows, cols, random(experts * rows * cols), &u_stored);
         const double tolerance = gguf::traits(wt).quantized ? 3e-2 : 1e-5;
-        // 40 tokens (80 slots): the prefill form, which the fused decode kernels leave to the composition.
-        for (int64_t tokens : {1, 5, 40}) {
-            if (tokens == 40 && wt != TensorType::Q4_0) continue;
+        // 13 tokens: a verify batch (the GPU backends' chunked mat x vec). 200 tokens (400 slots): the prefill form,
+        // which the fused decode kernels leave to the composition.
+        for (int64_t tokens : {1, 5, 13, 200}) {
+            if (tokens == 200 && wt != TensorType::Q4_0) continue;
             std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(experts - 1));
             std::vector<int32_t> expert_ids(static_cast<size_t>(tokens * k));
             for (int32_t& e : expert_ids) e = pick(rng_);

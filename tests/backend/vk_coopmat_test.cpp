@@ -63,7 +63,7 @@ void expect_path(bool forced_off, bool* device_has) {
     *device_has = device_has_coopmat(*backend);
     const bool coop = *device_has && !forced_off;
     Scratch s{*backend, {}};
-    const int64_t cols = 32, tokens = 80;  // over 8 rows: prefill; 80 slots of one expert: grouped
+    const int64_t cols = 32, tokens = 300;  // over 32 rows: prefill; 300 slots of one expert: grouped
     std::vector<uint8_t> block = {0x01, 0x3c, 127};  // d = f16 0x3c01 = 1 + 2^-10, q[0] = 127, the rest 0
     block.resize(34, 0);
     std::vector<std::byte> two_rows(68);
@@ -143,7 +143,7 @@ TEST(VulkanCooperativeMatrix, PrefillMatchesTheReference) {
         for (size_t i = 0; i < want.size(); ++i) want[i] += b[i % static_cast<size_t>(rows)];
         expect_close(s.read(out), want, rel, name + " matmul");
 
-        const int64_t experts = 3, slots = 90;  // k = 2 of 3 experts for 45 tokens, x per token
+        const int64_t experts = 3, slots = 300;  // k = 2 of 3 experts for 150 tokens, x per token: grouped
         reference::Matrix we_stored;
         const Tensor we = upload(type, experts * rows, cols, we_stored);
         std::vector<int32_t> ids(static_cast<size_t>(slots));

@@ -11,6 +11,12 @@ namespace ember::gpu_backend {
 
 namespace gk = gpu_kernels;
 
+namespace {
+// Batches of up to this many tokens (speculative verification) run the mat x vec kernels in chunks of
+// gk::kMaxMatvecTokens; larger ones take the tiled and grouped prefill products.
+constexpr int64_t kChunkedMatvecMaxTokens = 32;
+}  // namespace
+
 GpuContext::GpuContext(const GpuBackendOptions& opts) : options(opts) {
     int count = 0;
     const gpu::Error e = gpu::device_count(&count);
@@ -137,6 +143,16 @@ void GpuBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, con
         require(bias->rows * bias->cols == w.rows, "matmul: bias length differs from the output rows");
         bv = f32_rows(*bias, "matmul bias").data;
     }
+    if (x.rows > gk::kMaxMatvecTokens && x.rows <= kChunkedMatvecMaxTokens && w.cols % 32 == 0 &&
+        gk::has_integer_matvec(wv.type)) {
+        // A verify batch: mat x vec over chunks of tokens (each re-reads the weights, which costs less than a
+        // tiled product of a few rows; no cliff past kMaxMatvecTokens).
+        for (int64_t t0 = 0; t0 < x.rows; t0 += gk::kMaxMatvecTokens) {
+            const int64_t n = std::min<int64_t>(gk::kMaxMatvecTokens, x.rows - t0);
+            matmul(w, x.row_range(t0, n), out.row_range(t0, n), bias);
+        }
+        return;
+    }
     counters_.weight_bytes += static_cast<uint64_t>(w.rows) * w.row_stride;
     if (x.rows == 0) return;
     const bool blocks_of_32 = w.cols % 32 == 0;
@@ -172,6 +188,15 @@ void GpuBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Tensor
     const auto* idv = reinterpret_cast<const int32_t*>(device_data(ids, "matmul_experts ids"));
     const bool per_slot = x.rows == tokens * k && k > 1;
     const int64_t slots = tokens * k;
+    if (tokens > gk::kMaxMatvecTokens && tokens <= kChunkedMatvecMaxTokens && gk::has_integer_matvec(wv.type)) {
+        // A verify batch: per-slot mat x vec over chunks of tokens, as in matmul.
+        for (int64_t t0 = 0; t0 < tokens; t0 += gk::kMaxMatvecTokens) {
+            const int64_t n = std::min<int64_t>(gk::kMaxMatvecTokens, tokens - t0);
+            matmul_experts(w, n_experts, per_slot ? x.row_range(t0 * k, n * k) : x.row_range(t0, n),
+                           ids.row_range(t0, n), out.row_range(t0 * k, n * k));
+        }
+        return;
+    }
     counters_.expert_weight_bytes += static_cast<uint64_t>(std::min(slots, n_experts) * rows) * w.row_stride;
     counters_.weight_bytes += static_cast<uint64_t>(std::min(slots, n_experts) * rows) * w.row_stride;
     if (slots == 0) return;

@@ -148,14 +148,15 @@ void VulkanBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
 
     counters_.weight_bytes += static_cast<uint64_t>(w.rows) * w.row_stride;
     std::optional<Q8Activations> xq;
-    if (integer_dot_ && x.rows <= kMatvecMaxTokens && pipelines_->has("matvec_dot_" + type)) xq = quantize_q8_1(x);
+    if (integer_dot_ && x.rows <= kChunkedMatvecMaxTokens && pipelines_->has("matvec_dot_" + type))
+        xq = quantize_q8_1(x);
     const size_t max_rows_bound = std::max<size_t>(1, ctx_->limits().maxStorageBufferRange / w.row_stride - 1);
     for (int64_t r0 = 0; r0 < w.rows; r0 += static_cast<int64_t>(max_rows_bound)) {
         const Tensor slice = w.row_range(r0, std::min<int64_t>(w.rows - r0, static_cast<int64_t>(max_rows_bound)));
         const View wv = stream_->view(slice);
         for (int64_t t0 = 0; t0 < x.rows;) {
-            const bool matvec = x.rows <= kMatvecMaxTokens;
-            const int64_t n = matvec ? x.rows : x.rows - t0;
+            const bool matvec = x.rows <= kChunkedMatvecMaxTokens;
+            const int64_t n = matvec ? std::min(kMatvecMaxTokens, x.rows - t0) : x.rows - t0;
             MatvecPush p{};
             address_product(p, wv, slice, xv, x, ov, out);
             p.x_off += words(x.row_stride) * u32(t0);
@@ -167,6 +168,8 @@ void VulkanBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
             if (matvec) {
                 if (xq) {
                     const uint64_t groups = block_matvec_groups(p, w.cols, slice.rows, &*xq);
+                    p.x_off += u32(t0) * p.x_stride * 8u;  // the chunk's first row: 8 code words a block
+                    p.x_scales += u32(t0) * p.x_stride;
                     stream_->dispatch("matvec_dot_" + type, {ro(wv), ro(xq->view), rw(ov), ro(bv)}, p,
                                       linear_grid(groups));
                 } else if (pipelines_->has("matvec_blocks_" + type)) {

@@ -38,12 +38,15 @@ void address_product(ProductAddress& p, const View& wv, const Tensor& w, const V
 // expert, and whether x has a row per slot or per token.
 void address_expert_slots(MatvecPush& p, const View& iv, const Tensor& ids, int64_t expert_rows, const Tensor& x);
 
-// Up to this many activation rows, products take the matrix x vector kernels (decode, speculative verification);
-// more take the tiled (or cooperative-matrix) prefill kernels.
+// The matrix x vector kernels take up to this many activation rows in one dispatch (decode).
 constexpr int64_t kMatvecMaxTokens = 8;
-// From this many expert slots on, expert products are grouped by expert (experts_group.comp) and tiled; below, one
-// matrix x vector per slot, which needs no grouping pass.
-constexpr int64_t kGroupedMinSlots = 65;
+// Up to this many rows (speculative verification), products run those kernels in chunks of kMatvecMaxTokens, each
+// re-reading the weights, which costs far less than a tiled product of a few rows; more take the tiled (or
+// cooperative-matrix) prefill kernels.
+constexpr int64_t kChunkedMatvecMaxTokens = 32;
+// From this many expert slots on (more than 32 tokens of 8 experts), expert products are grouped by expert
+// (experts_group.comp) and tiled; below, one matrix x vector per slot, which needs no grouping pass.
+constexpr int64_t kGroupedMinSlots = 257;
 
 class VulkanBackend final : public Backend {
 public:
