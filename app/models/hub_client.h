@@ -40,6 +40,9 @@ QUrl listingUrl(const HubSettings& settings, const QString& repo);
 QUrl resolveUrl(const HubSettings& settings, const QString& repo, const QString& path);
 // A request to the hub with the token attached when the URL is on the hub's host.
 QNetworkRequest hubRequest(const HubSettings& settings, const QUrl& url);
+// Where a redirect points: its Location resolved against the request URL (RFC 9110 section 10.2.2, so a relative
+// reference such as "/cdn/x.gguf" or "../x" too). An empty QUrl when the Location is missing or malformed.
+QUrl redirectTarget(const QNetworkReply* reply);
 // "owner/name" with safe characters only.
 bool isValidRepoId(const QString& repo);
 // A repository path without "..", absolute parts or empty segments.
