@@ -63,7 +63,7 @@ function(ember_add_fuzzer name)
   endforeach()
   # A shared library such as Qt6::Core: its headers, the library itself, and -fPIC (Qt requires it).
   foreach(lib IN LISTS ARG_LINK)
-    list(APPEND extra -fPIC "-I$<JOIN:$<TARGET_PROPERTY:${lib},INTERFACE_INCLUDE_DIRECTORIES>,;-I>"
+    list(APPEND extra -fPIC "-I$<JOIN:$<TARGET_PROPERTY:${lib},INTERFACE_INCLUDE_DIRECTORIES>,$<SEMICOLON>-I>"
                       $<TARGET_FILE:${lib}> -Wl,-rpath,$<TARGET_FILE_DIR:${lib}>)
   endforeach()
   add_custom_command(OUTPUT ${out}

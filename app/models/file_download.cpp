@@ -309,7 +309,9 @@ void FileDownload::consume(QByteArray data, bool bodyEnded) {
         if (reply && !bodyEnded) reply->abort();
         return;
     }
-    const qint64 written = m_part.write(data);
+    qint64 written = 0;  // until a write fails: a short write sets no error, the next one says why (ENOSPC)
+    for (qint64 n = 0; written < data.size(); written += n)
+        if ((n = m_part.write(data.constData() + written, data.size() - written)) <= 0) break;
     if (written != data.size()) {
         // Keep the .part consistent with what was hashed: cut off a partial write.
         const QString why = m_part.errorString();

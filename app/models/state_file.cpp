@@ -18,7 +18,10 @@ bool writeStateFile(const QString& path, const QByteArray& data, QString* error)
     // the flush inside commit() fails on a full disk, yet Qt 6.4 renames the empty temporary file over the target.
     QSaveFile out(path);
     if (!out.open(QIODevice::WriteOnly | QIODevice::Unbuffered)) return failed(out.errorString());
-    if (out.write(data) != data.size()) return failed(out.errorString());  // ~QSaveFile drops the temporary file
+    // Until a write fails: a short write sets no error; the next one says why (ENOSPC, EFBIG).
+    for (qint64 done = 0, n = 0; done < data.size(); done += n)
+        if ((n = out.write(data.constData() + done, data.size() - done)) <= 0)
+            return failed(out.errorString());  // ~QSaveFile removes the temporary file
     // commit() syncs too but ignores the result; a filesystem that allocates late reports a full disk only here.
     if (::fsync(out.handle()) != 0 && errno != EINVAL) return failed(QString::fromLocal8Bit(std::strerror(errno)));
     if (!out.commit()) return failed(out.errorString());

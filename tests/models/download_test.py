@@ -225,7 +225,7 @@ def test_server_ignoring_range_every_time_gives_up(cli, hub):
     not endless full re-downloads that each look like progress."""
     hub.add_fault("drop", path=MODEL, after=800_000)
     hub.add_fault("no_range", path=MODEL, after=600_000, times=1000)
-    r = pull_model(cli, timeout=30)
+    r = pull_model(cli, timeout=30, stall=10)
     assert_failed_not_ready(cli, r, "the server ignores Range requests")
     assert len(hub.file_requests(MODEL)) == 3
     part = Path(str(dest(cli, MODEL)) + ".part")
@@ -236,7 +236,7 @@ def _pull_not_the_file(cli, hub, kind: str, needle: str, name: str = MODEL, **fa
     """The body is not the file: one request, a message that says so, nothing of it in the .part, and the next pull
     (the hub healthy again) starts from byte 0 rather than resuming onto it."""
     hub.add_fault(kind, path=name, times=1000, **fault)
-    r = cli.run("pull", REPO, name, timeout=30)
+    r = cli.run("pull", REPO, name, timeout=30, stall=10)  # no stall timeouts on a loaded machine
     assert_failed_not_ready(cli, r, needle, name=name)
     assert len(hub.file_requests(name)) == 1, f"{len(hub.file_requests(name))} attempts"
     part = Path(str(dest(cli, name)) + ".part")
@@ -328,12 +328,22 @@ def test_oversized_listing_is_cut_off(cli, hub):
 
 
 def test_gguf_validation_failure_is_never_ready(cli):
-    r = cli.run("pull", "broken")
+    r = cli.run("pull", "ember-test/Broken-GGUF", "invalid.gguf")
     assert r.returncode == 1
     assert "GGUF validation failed" in r.stderr.strip().splitlines()[-1]
+    e = cli.entry("invalid.gguf")
+    assert e is not None and not e["ready"]
+    assert e["files"][0]["status"] == "failed" and "GGUF validation failed" in e["files"][0]["error"]
+
+
+def test_what_is_not_a_gguf_fails_at_its_first_bytes(cli, hub):
+    r = cli.run("pull", "broken")
+    assert r.returncode == 1
+    assert 'not a GGUF file: it starts with 4e 4f 54 20, not the magic "GGUF"' in r.stderr.strip().splitlines()[-1]
+    assert len(hub.file_requests("broken.gguf")) == 1
     e = cli.entry("broken.gguf")
     assert e is not None and not e["ready"]
-    assert e["files"][0]["status"] == "failed" and "bad magic" in e["files"][0]["error"]
+    assert e["files"][0]["status"] == "failed" and "not a GGUF file" in e["files"][0]["error"]
 
 
 # --- disk full -------------------------------------------------------------------------------------------------
@@ -399,9 +409,10 @@ def _fill(folder: Path) -> Path:
 
 
 def test_disk_full_during_a_pull_keeps_the_library(cli, tmp_path):
-    """The reproduction of the fault run: a small tmpfs as the models folder, an imported model, a pull, and the disk
-    filled while it downloads. The pull fails saying so, library.json keeps the import, and with space again the
-    pull resumes."""
+    """The reproduction of the fault run: a small tmpfs as the models folder, imported models, a pull, and the disk
+    filled while the pull waits for data. The pull fails saying so, library.json keeps every import, and with space
+    again the pull resumes. (Twenty imports make library.json a few pages, more than the pull's lock file frees.)"""
+    import os
     import subprocess
     small = tmp_path / "small"
     if not _mount_tmpfs(small, "72m"):  # the model (3 MiB) and the 64 MiB the disk-space check keeps free
@@ -409,32 +420,34 @@ def test_disk_full_during_a_pull_keeps_the_library(cli, tmp_path):
                     "library_test.py::test_library_write_failure_keeps_the_previous_version covers a failed write")
     try:
         cli.models = small / "models"
-        imported = tmp_path / "mine" / "Imported-Q8_0.gguf"
-        imported.parent.mkdir()
-        imported.write_bytes(source(MODEL).read_bytes())
-        assert cli.run("import", str(imported)).returncode == 0
+        mine = tmp_path / "mine"
+        mine.mkdir()
+        imported = [mine / f"Imported-{i:02}-Q8_0.gguf" for i in range(20)]
+        for p in imported:
+            os.link(source(MODEL), p)
+        assert cli.run("import", *map(str, imported)).returncode == 0
         state = cli.models / "library.json"
         before = json.loads(state.read_text())
-        assert len(before["models"]) == 1
+        assert len(before["models"]) == 20 and 8192 < state.stat().st_size < 16384
 
-        cli.hub.add_fault("throttle", path=MODEL, bytes_per_s=1_000_000, times=1)
-        proc = cli.start("pull", REPO, MODEL)
+        cli.hub.add_fault("stall", path=MODEL, after=300_000, seconds=3)
+        proc = subprocess.Popen(cli.args("pull", REPO, MODEL, stall=2), env=cli.env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
         _wait_for_part(cli, 300_000, proc)
         filler = _fill(small)
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 1, out + err
         assert "is the disk full?" in out + err
-        assert f"{state}: cannot write: No space left on device" in err, err
+        assert err.strip().splitlines()[-1] == f"{state}: cannot write: No space left on device", err
         assert json.loads(state.read_text()) == before, "library.json lost what it held"
-        assert [p.name for p in cli.models.iterdir() if p.name.startswith("library")] == ["library.json"]
-        e = cli.entry(imported.name)
-        assert e is not None and e["source"] == "import" and e["ready"]
+        assert sorted(p.name for p in cli.models.iterdir()) == ["ember-test", "library.json"]
+        assert cli.entry(imported[0].name)["source"] == "import"
 
         filler.unlink()
         r = pull_model(cli)
         assert r.returncode == 0, r.stderr
         assert_identical_and_ready(cli, MODEL)
-        assert cli.entry(imported.name)["source"] == "import"
+        assert len(cli.library()) == 21
     finally:
         subprocess.run(["umount", "-l", str(small)])
 
