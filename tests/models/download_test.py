@@ -227,7 +227,8 @@ def test_server_ignoring_range_every_time_gives_up(cli, hub):
     hub.add_fault("no_range", path=MODEL, after=600_000, times=1000)
     r = pull_model(cli, timeout=30, stall=10)
     assert_failed_not_ready(cli, r, "the server ignores Range requests")
-    assert len(hub.file_requests(MODEL)) == 3
+    # (A reset connection may lose what it had sent, so a resume does not always follow the first drop.)
+    assert len([q for q in hub.file_requests(MODEL) if q.range]) == 2, "not one restart, then an error"
     part = Path(str(dest(cli, MODEL)) + ".part")
     assert part.read_bytes() == source(MODEL).read_bytes()[:part.stat().st_size], "the .part holds wrong bytes"
 
