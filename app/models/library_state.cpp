@@ -43,13 +43,19 @@ bool readString(const QJsonObject& o, const char* key, QString& out, QString& er
     return true;
 }
 
-bool parseFile(const QJsonValue& v, const QString& folder, LibraryFile& f, QString& error, const QString& where) {
+bool readObject(const QJsonValue& v, QJsonObject& o, QString& error, const QString& where) {
     if (!v.isObject()) {
         error = where + QStringLiteral(": not an object");
         return false;
     }
-    const QJsonObject o = v.toObject();
+    o = v.toObject();
+    return true;
+}
+
+bool parseFile(const QJsonValue& v, const QString& folder, LibraryFile& f, QString& error, const QString& where) {
+    QJsonObject o;
     QString path;
+    if (!readObject(v, o, error, where)) return false;
     if (!readString(o, "path", path, error, where) || !readString(o, "role", f.role, error, where) ||
         !readString(o, "sha256", f.sha256, error, where) || !readString(o, "git_oid", f.gitOid, error, where) ||
         !readString(o, "status", f.status, error, where) || !readString(o, "error", f.error, error, where))
@@ -72,12 +78,9 @@ bool parseFile(const QJsonValue& v, const QString& folder, LibraryFile& f, QStri
 }
 
 bool parseEntry(const QJsonValue& v, const QString& folder, LibraryEntry& e, QString& error, const QString& where) {
-    if (!v.isObject()) {
-        error = where + QStringLiteral(": not an object");
-        return false;
-    }
-    const QJsonObject o = v.toObject();
+    QJsonObject o;
     QString added;
+    if (!readObject(v, o, error, where)) return false;
     if (!readString(o, "id", e.id, error, where) || !readString(o, "source", e.source, error, where) ||
         !readString(o, "repo", e.repo, error, where) || !readString(o, "catalog_id", e.catalogId, error, where) ||
         !readString(o, "added", added, error, where))
