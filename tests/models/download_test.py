@@ -453,6 +453,28 @@ def test_disk_full_during_a_pull_keeps_the_library(cli, tmp_path):
         subprocess.run(["umount", "-l", str(small)])
 
 
+def test_manifest_write_failure_keeps_the_previous_version(cli):
+    """The .part.json is a state file too: a failed write (EFBIG from a file-size limit) is reported and leaves the
+    previous manifest whole, with no temporary file beside it."""
+    import resource
+
+    d = dest(cli, MODEL)
+    d.parent.mkdir(parents=True)
+    meta = Path(str(d) + ".part.json")
+    old = json.dumps({"hash": "0" * 64, "size": 1})
+    meta.write_text(old)
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (len(old) + 8, len(old) + 8))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    r = pull_model(cli, preexec_fn=limit)
+    assert r.returncode == 1
+    assert f"{meta}: cannot write: File too large" in r.stdout + r.stderr, r.stdout + r.stderr
+    assert meta.read_text() == old
+    assert sorted(p.name for p in d.parent.iterdir()) == [meta.name]
+
+
 # --- cancel, crash -----------------------------------------------------------------------------------------------
 
 def _wait_for_part(cli, at_least: int, proc, timeout: float = 20) -> int:
