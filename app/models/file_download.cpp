@@ -389,10 +389,13 @@ void FileDownload::onFinished(QNetworkReply* reply, int redirects) {
 void FileDownload::retryLater(const QString& why) {
     if (m_retries >= m_settings.maxRetries)
         return fail(QStringLiteral("%1 (gave up after %2 retries)").arg(why).arg(m_retries));
-    if (m_wasted > std::max(kMinWasteAllowance, m_size))
-        return fail(QStringLiteral("%1 (gave up: %2 bytes received were thrown away, more than the file's size)")
+    const qint64 wasteLimit =
+        m_settings.maxWastedBytes > 0 ? m_settings.maxWastedBytes : std::max(kMinWasteAllowance, m_size);
+    if (m_wasted > wasteLimit)
+        return fail(QStringLiteral("%1 (gave up: %2 bytes received were thrown away, more than the %3 allowed)")
                         .arg(why)
-                        .arg(m_wasted));
+                        .arg(m_wasted)
+                        .arg(wasteLimit));
     const int delay = std::min(kMaxBackoffMs, m_settings.retryBaseMs << std::min(m_retries, 16));
     ++m_retries;
     qCWarning(lcDownload).noquote()

@@ -25,7 +25,9 @@ struct HubSettings {
     int maxRedirects = 10;
     int stallTimeoutMs = 60000;  // a transfer that receives nothing for this long is aborted and retried
     int maxRetries = 5;
-    int retryBaseMs = 1000;  // backoff: base, 2 x base, 4 x base, ... capped at 60 s
+    int retryBaseMs = 1000;     // backoff: base, 2 x base, 4 x base, ... capped at 60 s
+    qint64 maxWastedBytes = 0;  // received bytes a file may throw away (restarts) before it fails; 0: its size,
+                                // at least 16 MiB
 };
 
 // One file of a repository as the listing describes it.

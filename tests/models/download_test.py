@@ -268,6 +268,16 @@ def test_body_longer_than_listed_is_recognised_at_once(cli, hub):
     _pull_not_the_file(cli, hub, "longer", "the body is longer than the listed", delta=1_000_000)
 
 
+def test_bytes_thrown_away_are_bounded(cli, hub):
+    """A 416 on resume throws the .part away; past --max-waste such restarts end the download, however many
+    attempts are left."""
+    hub.add_fault("truncate", path=MODEL, after=1_500_000)
+    hub.add_fault("status", path=MODEL, code=416, times=100)
+    r = pull_model(cli, "--max-waste", "1000000", "--retries", "100")
+    assert_failed_not_ready(cli, r, "gave up: 1500000 bytes received were thrown away, more than the 1000000 allowed")
+    assert len(hub.file_requests(MODEL)) == 2
+
+
 def test_server_error_is_retried_with_backoff(cli, hub):
     hub.add_fault("status", path=MODEL, code=503, times=2)
     r = pull_model(cli)
