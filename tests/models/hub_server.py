@@ -18,9 +18,9 @@ the CDN host is caught. Faults are injected per request from the test (HubServer
   length(delta)           announce Content-Length + delta (send the true body, capped at the announced length)
   ignore_range()          answer a Range request with 200 and the whole file
   no_range(after)         the same for every request, reset after `after` bytes when after > 0
-  html(content_type)      an HTML error page with status 200, no Content-Length, Content-Type `content_type`
+  html(content_type)      an HTML error page with status 200, chunked (no Content-Length), Content-Type `content_type`
   garbage()               `size` bytes with status 200 that are not the file (no GGUF magic)
-  longer(delta)           the whole file and `delta` bytes more, no Content-Length, Range ignored
+  longer(delta)           the whole file and `delta` bytes more, chunked (no Content-Length), Range ignored
   throttle(bytes_per_s)   send slowly (for cancel and kill tests)
   huge() (listing)        an 80 MiB listing body
   moved() (listing)       a 301 to the same listing by a relative Location
@@ -240,23 +240,28 @@ def _make_handler(server: HubServer):
             self.send_body(body, fault)
 
         def not_the_file(self, data: bytes, fault: Fault):
-            """A body that is not the listed file; without Content-Length it ends when the connection closes."""
+            """A body that is not the listed file. Without a Content-Length it is sent chunked: a body ended by
+            closing the connection races Qt, which may send the request again when the close comes first."""
             self.send_response(200)
+            if fault.kind == "garbage":
+                body = b"PK\x03\x04" + bytes(len(data) - 4)
+                self.send_header("Content-Type", "application/octet-stream")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                return self.send_body(body, None)
             if fault.kind == "html":
                 body = (b"<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body>"
                         + b"<h1>Bad Gateway</h1>" * 100 + b"</body></html>\n")
                 self.send_header("Content-Type", fault.content_type)
-            elif fault.kind == "garbage":
-                body = b"PK\x03\x04" + bytes(len(data) - 4)
-                self.send_header("Content-Type", "application/octet-stream")
-                self.send_header("Content-Length", str(len(body)))
             else:
                 body = data + b"\0" * fault.delta
                 self.send_header("Content-Type", "application/octet-stream")
-            self.send_header("Connection", "close")
+            self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            self.close_connection = True
-            self.send_body(body, None)
+            for i in range(0, len(body), 16384):
+                chunk = body[i:i + 16384]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            self.wfile.write(b"0\r\n\r\n")
 
         def send_body(self, body: bytes, fault: Fault | None):
             cut = len(body)
