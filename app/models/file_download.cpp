@@ -36,7 +36,7 @@ QString wrongHead(const QByteArray& head, bool gguf) {
     if (text.startsWith("\xef\xbb\xbf")) text = text.mid(3).trimmed();
     for (const char* tag : {"<!doctype html", "<html", "<head", "<body", "<title"})
         if (text.startsWith(tag)) return QStringLiteral("an HTML page, not the file");
-    if (gguf && !head.startsWith("GGUF"))
+    if (gguf && head.size() >= 4 && !head.startsWith("GGUF"))
         return QStringLiteral("not a GGUF file: it starts with %1, not the magic \"GGUF\"")
             .arg(QString::fromLatin1(head.first(std::min<qsizetype>(4, head.size())).toHex(' ')));
     return {};
@@ -277,13 +277,15 @@ void FileDownload::consume(QByteArray data, bool bodyEnded) {
     const QString where = reply ? reply->url().toString() : m_url.toString();
     if (m_headPending) {
         m_head += data;
-        if (m_head.size() < std::min(kHeadBytes, m_size)) return;  // not enough yet; a short body is not written
+        const bool isShort = m_head.size() < std::min(kHeadBytes, m_size);
+        if (isShort && !bodyEnded) return;  // not enough yet
         const QString wrong = wrongHead(m_head, m_finalPath.endsWith(QStringLiteral(".gguf"), Qt::CaseInsensitive));
         if (!wrong.isEmpty()) {
             m_fatalError = QStringLiteral("%1: the body is %2").arg(where, wrong);
             if (reply && !bodyEnded) reply->abort();
             return;
         }
+        if (isShort) return;  // a body cut off before its first bytes could be checked: not written, retried
         m_headPending = false;
         data = std::exchange(m_head, {});
         if (m_offset > 0) {  // the restart the server forced: what the .part held is thrown away
