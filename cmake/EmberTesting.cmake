@@ -2,7 +2,8 @@
 # Helpers for Ember's tests.
 #   ember_add_gtest(NAME SOURCES ... LIBS ... [FIXTURES ...])  a GoogleTest binary, each test case its own ctest
 #   ember_add_pytest(NAME FILE [FIXTURES ...])                 a pytest file run with the tooling venv
-#   ember_add_fuzzer(NAME SOURCES ... SEEDS dir... SECONDS n)  a libFuzzer target built with clang, run for n s
+#   ember_add_fuzzer(NAME SOURCES ... SEEDS dir... SECONDS n [INCLUDES dir...] [LINK imported-target...])
+#                                                             a libFuzzer target built with clang, run for n s
 
 set(EMBER_VENV ${CMAKE_SOURCE_DIR}/build/venv CACHE PATH "Python venv with the test tooling (packaging/dev.sh makes it)")
 set(EMBER_PYTHON ${EMBER_VENV}/bin/python)
@@ -47,7 +48,7 @@ endfunction()
 # the sources it needs. Skipped (with a message) where clang++ is missing.
 find_program(EMBER_CLANGXX NAMES clang++ clang++-14 clang++-15 clang++-16)
 function(ember_add_fuzzer name)
-  cmake_parse_arguments(ARG "" "SECONDS" "SOURCES;SEEDS;FIXTURES" ${ARGN})
+  cmake_parse_arguments(ARG "" "SECONDS" "SOURCES;SEEDS;FIXTURES;INCLUDES;LINK" ${ARGN})
   if(NOT EMBER_FUZZ)
     return()
   endif()
@@ -56,11 +57,21 @@ function(ember_add_fuzzer name)
     return()
   endif()
   set(out ${CMAKE_BINARY_DIR}/bin/${name})
+  set(extra)
+  foreach(dir IN LISTS ARG_INCLUDES)
+    list(APPEND extra -I${dir})
+  endforeach()
+  # A shared library such as Qt6::Core: its headers, the library itself, and -fPIC (Qt requires it).
+  foreach(lib IN LISTS ARG_LINK)
+    list(APPEND extra -fPIC "-I$<JOIN:$<TARGET_PROPERTY:${lib},INTERFACE_INCLUDE_DIRECTORIES>,$<SEMICOLON>-I>"
+                      $<TARGET_FILE:${lib}> -Wl,-rpath,$<TARGET_FILE_DIR:${lib}>)
+  endforeach()
   add_custom_command(OUTPUT ${out}
     COMMAND ${EMBER_CLANGXX} -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-            -I${CMAKE_SOURCE_DIR}/engine/include -I${CMAKE_SOURCE_DIR}/engine ${ARG_SOURCES} -o ${out}
+            -I${CMAKE_SOURCE_DIR}/engine/include -I${CMAKE_SOURCE_DIR}/engine ${extra} ${ARG_SOURCES} -o ${out}
     DEPENDS ${ARG_SOURCES}
     COMMENT "Building fuzzer ${name} with clang"
+    COMMAND_EXPAND_LISTS
     VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${out})
   set(corpus ${CMAKE_BINARY_DIR}/fuzz/${name}-corpus)

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QFutureWatcher>
+#include <QLockFile>
 #include <QLoggingCategory>
 #include <QStorageInfo>
 #include <QtConcurrent/QtConcurrentRun>
@@ -69,10 +70,37 @@ void DownloadJob::start() {
         return finish(false, QStringLiteral("'%1' is not a repository id (owner/name)").arg(m_repo));
     for (const QString& f : m_requested)
         if (!isSafeRepoPath(f)) return finish(false, QStringLiteral("%1: '%2' is not a safe file path").arg(m_repo, f));
+    if (!lockFiles()) return;
     m_listingFetch = new HubListing(m_network, m_settings, m_repo, this);
     connect(m_listingFetch, &HubListing::finished, this, &DownloadJob::onListing);
     connect(m_listingFetch, &HubListing::failed, this, [this](const QString& e) { finish(false, e); });
     m_listingFetch->start();
+}
+
+// Before the listing, so that a job that loses the race has nothing to record.
+bool DownloadJob::lockFiles() {
+    for (const QString& f : m_requested) {
+        const QString path = QDir(m_destDir).filePath(f) + QStringLiteral(".lock");
+        if (!QDir().mkpath(QFileInfo(path).absolutePath())) {
+            finish(false, QStringLiteral("%1: cannot create the folder").arg(QFileInfo(path).absolutePath()));
+            return false;
+        }
+        auto lock = std::make_unique<QLockFile>(path);
+        lock->setStaleLockTime(0);  // a download may take hours: only a dead holder makes the lock stale
+        if (!lock->tryLock(0)) {
+            qint64 pid = 0;
+            QString host, app;
+            lock->getLockInfo(&pid, &host, &app);
+            finish(false, lock->error() == QLockFile::LockFailedError
+                              ? QStringLiteral("%1: already being downloaded by another process (pid %2)")
+                                    .arg(QDir(m_destDir).filePath(f))
+                                    .arg(pid)
+                              : QStringLiteral("%1: cannot create the lock file").arg(path));
+            return false;
+        }
+        m_locks.push_back(std::move(lock));
+    }
+    return true;
 }
 
 void DownloadJob::onListing() {
@@ -210,6 +238,7 @@ void DownloadJob::finish(bool ok, const QString& error) {
     if (!m_running) return;
     m_running = false;
     m_error = error;
+    m_locks.clear();  // unlocks
     if (!ok) qCDebug(lcJob).noquote() << error;
     Q_EMIT finished(ok);
 }

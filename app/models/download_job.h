@@ -5,6 +5,8 @@
 // Progress carries the speed and the time left. Pause, resume and cancel keep the .part files for later.
 //
 // A job never reports a file as ready unless its hash matched the listing and (for GGUF) the validator accepted it.
+// It holds a lock file ("<file>.lock") on each of its files from start to finish, so that a second job on the same
+// files, in this process or another, stops at once with "already being downloaded by another process".
 #pragma once
 
 #include <QElapsedTimer>
@@ -13,10 +15,13 @@
 #include <QPointer>
 #include <QString>
 #include <QStringList>
+#include <memory>
+#include <vector>
 
 #include "file_hasher.h"
 #include "hub_client.h"
 
+class QLockFile;
 class QNetworkAccessManager;
 
 namespace ember::models {
@@ -71,6 +76,7 @@ Q_SIGNALS:
     void finished(bool ok);
 
 private:
+    bool lockFiles();
     void onListing();
     void startNextFile();
     void onFileFinished(bool ok);
@@ -92,6 +98,7 @@ private:
     bool m_running = false;
     bool m_cancelled = false;
     QString m_error;
+    std::vector<std::unique_ptr<QLockFile>> m_locks;
 
     qint64 m_total = 0;
     qint64 m_doneBytes = 0;  // bytes of files already finished

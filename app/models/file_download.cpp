@@ -4,14 +4,14 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QFutureWatcher>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLoggingCategory>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <filesystem>
+
+#include "download_manifest.h"
+#include "state_file.h"
 
 namespace ember::models {
 
@@ -20,6 +20,27 @@ Q_LOGGING_CATEGORY(lcDownload, "ember.models.download")
 namespace {
 
 constexpr int kMaxBackoffMs = 60000;
+constexpr qint64 kHeadBytes = 64;                  // the first bytes of the file, checked before they are written
+constexpr qint64 kMinProgressBytes = 1ll << 20;    // an attempt that keeps this many new bytes resets the retries
+constexpr qint64 kMinWasteAllowance = 16ll << 20;  // bytes that may be thrown away, at least (else the file size)
+constexpr qint64 kMaxManifestBytes = 64ll << 10;
+
+bool isHtmlContentType(const QVariant& header) {
+    return header.toString().trimmed().startsWith(QStringLiteral("text/html"), Qt::CaseInsensitive);
+}
+
+// What the first bytes of a body say when they are not the file: an HTML page (an error or login page served with
+// status 200) or, for a .gguf, anything without the GGUF magic. "" when they may be the file.
+QString wrongHead(const QByteArray& head, bool gguf) {
+    QByteArray text = head.first(std::min<qsizetype>(head.size(), 32)).trimmed().toLower();
+    if (text.startsWith("\xef\xbb\xbf")) text = text.mid(3).trimmed();
+    for (const char* tag : {"<!doctype html", "<html", "<head", "<body", "<title"})
+        if (text.startsWith(tag)) return QStringLiteral("an HTML page, not the file");
+    if (gguf && head.size() >= 4 && !head.startsWith("GGUF"))
+        return QStringLiteral("not a GGUF file: it starts with %1, not the magic \"GGUF\"")
+            .arg(QString::fromLatin1(head.first(std::min<qsizetype>(4, head.size())).toHex(' ')));
+    return {};
+}
 
 // "bytes START-END/TOTAL" -> {start, end, total}; total is -1 for "*".
 bool parseContentRange(const QByteArray& header, qint64& start, qint64& end, qint64& total) {
@@ -50,6 +71,8 @@ FileDownload::FileDownload(QNetworkAccessManager* network, HubSettings settings,
 void FileDownload::start() {
     if (m_state == State::Running || m_state == State::Waiting || m_state == State::Verifying) return;
     m_retries = 0;
+    m_wasted = 0;
+    m_rangeRestarts = 0;
     m_error.clear();
     const QFileInfo final(m_finalPath);
     if (final.isFile() && final.size() == m_size && !QFile::exists(partPath())) return checkExistingFile();
@@ -108,22 +131,21 @@ bool FileDownload::preparePartFile() {
         fail(QStringLiteral("%1: cannot create the folder").arg(QFileInfo(m_finalPath).absolutePath()));
         return false;
     }
-    QJsonObject meta;
-    meta.insert(QStringLiteral("url"), m_url.toString());
-    meta.insert(QStringLiteral("size"), m_size);
-    meta.insert(QStringLiteral("hash"), m_expected.hex);
+    const DownloadManifest wanted{m_url.toString(), m_size, m_expected.hex};
+    DownloadManifest found;
+    QString why;
     QFile metaFile(metaPath());
-    const bool sameVersion = metaFile.open(QIODevice::ReadOnly) &&
-                             QJsonDocument::fromJson(metaFile.readAll()).object().value(QStringLiteral("hash")) ==
-                                 meta.value(QStringLiteral("hash")) &&
-                             m_expected.hex.size() > 0;
+    const bool sameVersion = !m_expected.hex.isEmpty() && metaFile.open(QIODevice::ReadOnly) &&
+                             parseDownloadManifest(metaFile.read(kMaxManifestBytes), found, why) &&
+                             found.hash == wanted.hash && found.size == wanted.size;
     metaFile.close();
     if (!sameVersion) {
+        if (!why.isEmpty()) qCInfo(lcDownload).noquote() << metaPath() << "is not a manifest:" << why;
         QFile::remove(partPath());
         m_hashedUpTo = -1;
-        QSaveFile out(metaPath());
-        if (!out.open(QIODevice::WriteOnly) || out.write(QJsonDocument(meta).toJson()) < 0 || !out.commit()) {
-            fail(QStringLiteral("%1: cannot write: %2").arg(metaPath(), out.errorString()));
+        QString error;
+        if (!writeStateFile(metaPath(), downloadManifestJson(wanted), &error)) {
+            fail(error);
             return false;
         }
     }
@@ -134,6 +156,7 @@ bool FileDownload::preparePartFile() {
     }
     m_offset = m_part.size();
     if (m_offset > m_size) truncatePart(0);
+    m_furthest = m_offset;
     return true;
 }
 
@@ -153,7 +176,6 @@ void FileDownload::beginAttempt() {
     }
     Q_EMIT progress(m_offset, m_size);
     if (m_offset == m_size) return finishStreaming();
-    m_attemptStart = m_offset;
     sendRequest(m_url, 0);
 }
 
@@ -163,6 +185,7 @@ void FileDownload::sendRequest(const QUrl& url, int redirects) {
     request.setRawHeader("Accept-Encoding", "identity");  // byte ranges of the file itself, never of a gzip stream
     if (m_offset > 0) request.setRawHeader("Range", "bytes=" + QByteArray::number(m_offset) + '-');
     m_bodyAccepted = false;
+    m_headPending = false;
     m_attemptError.clear();
     m_fatalError.clear();
     QNetworkReply* reply = m_network->get(request);
@@ -172,50 +195,70 @@ void FileDownload::sendRequest(const QUrl& url, int redirects) {
     connect(reply, &QNetworkReply::finished, this, [this, reply, redirects] { onFinished(reply, redirects); });
 }
 
+// The headers of a 200/206: whatever says the body is not the listed file fails at once (it would fail the same way
+// on every retry); a range that does not fit the request is retried.
 void FileDownload::onMetaData() {
     QNetworkReply* reply = m_reply;
     if (!reply || m_bodyAccepted) return;
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (status != 200 && status != 206) return;  // redirects and errors: handled when the reply finishes
     const QString where = reply->url().toString();
     const QVariant lengthHeader = reply->header(QNetworkRequest::ContentLengthHeader);
     const qint64 length = lengthHeader.isValid() ? lengthHeader.toLongLong() : -1;
-    if (status == 206) {
+    if (isHtmlContentType(reply->header(QNetworkRequest::ContentTypeHeader))) {
+        m_fatalError = QStringLiteral("%1: the server sent an HTML page (Content-Type %2), not the file")
+                           .arg(where, reply->header(QNetworkRequest::ContentTypeHeader).toString());
+    } else if (status == 206) {
         qint64 start = 0, end = 0, total = 0;
         if (!parseContentRange(reply->rawHeader("Content-Range"), start, end, total)) {
             m_attemptError = QStringLiteral("%1: HTTP 206 without a valid Content-Range").arg(where);
-        } else if (start != m_offset || (total >= 0 && total != m_size) || end >= m_size) {
+        } else if (total >= 0 && total != m_size) {
+            m_fatalError = QStringLiteral(
+                               "%1: the server's file is %2 bytes, the listing says %3: it is not the "
+                               "listed file")
+                               .arg(where)
+                               .arg(total)
+                               .arg(m_size);
+        } else if (start != m_offset || end >= m_size) {
             m_attemptError = QStringLiteral("%1: Content-Range '%2' does not match the request from byte %3 of %4")
                                  .arg(where, QString::fromLatin1(reply->rawHeader("Content-Range")))
                                  .arg(m_offset)
                                  .arg(m_size);
         } else if (length >= 0 && length != end - start + 1) {
-            m_attemptError = QStringLiteral("%1: wrong Content-Length %2 for range %3-%4")
-                                 .arg(where)
-                                 .arg(length)
-                                 .arg(start)
-                                 .arg(end);
+            m_fatalError = QStringLiteral("%1: wrong Content-Length %2 for range %3-%4: the body is not the file")
+                               .arg(where)
+                               .arg(length)
+                               .arg(start)
+                               .arg(end);
         }
-    } else if (status == 200) {
-        if (m_offset > 0) {  // the server ignored the Range: start over
-            qCInfo(lcDownload) << where << "ignored the Range request; downloading from the start";
-            truncatePart(0);
-            m_hasher.reset(m_expected.kind, m_size);
-            m_hashedUpTo = 0;
-            m_attemptStart = 0;
-        }
-        if (length >= 0 && length != m_size)
-            m_attemptError = QStringLiteral("%1: wrong Content-Length %2, the listing says %3 bytes")
-                                 .arg(where)
-                                 .arg(length)
-                                 .arg(m_size);
-    } else {
-        return;  // redirects and errors are handled when the reply finishes; their bodies are not the file
+    } else if (length >= 0 && length != m_size) {
+        m_fatalError = QStringLiteral(
+                           "%1: wrong Content-Length %2, the listing says %3 bytes: the body is not the "
+                           "listed file")
+                           .arg(where)
+                           .arg(length)
+                           .arg(m_size);
+    } else if (m_offset > 0) {
+        // A resume answered with the whole file: start over from byte 0 once (the .part is replaced only when the
+        // new body's first bytes check); a server that does it again is given up on.
+        if (m_rangeRestarts > 0)
+            m_fatalError = QStringLiteral(
+                               "%1: the server ignores Range requests (HTTP 200 to a resume from byte %2, "
+                               "again after one restart from byte 0)")
+                               .arg(where)
+                               .arg(m_offset);
+        else
+            qCInfo(lcDownload).noquote() << where << "ignored the Range request from byte" << m_offset
+                                         << "; downloading from the start";
+        ++m_rangeRestarts;
     }
-    if (!m_attemptError.isEmpty()) {
+    if (!m_fatalError.isEmpty() || !m_attemptError.isEmpty()) {
         reply->abort();
         return;
     }
     m_bodyAccepted = true;
+    m_headPending = status == 200;
+    m_head.clear();
 }
 
 void FileDownload::onReadyRead() {
@@ -225,16 +268,52 @@ void FileDownload::onReadyRead() {
         reply->skip(reply->bytesAvailable());
         return;
     }
-    const QByteArray data = reply->readAll();
+    consume(reply->readAll(), false);
+}
+
+// Body bytes into the .part. A body that starts the file is held until its first bytes are known to be the file.
+void FileDownload::consume(QByteArray data, bool bodyEnded) {
+    QNetworkReply* reply = m_reply;
+    const QString where = reply ? reply->url().toString() : m_url.toString();
+    if (m_headPending) {
+        m_head += data;
+        const bool isShort = m_head.size() < std::min(kHeadBytes, m_size);
+        if (isShort && !bodyEnded) return;  // not enough yet
+        const QString wrong = wrongHead(m_head, m_finalPath.endsWith(QStringLiteral(".gguf"), Qt::CaseInsensitive));
+        if (!wrong.isEmpty()) {
+            m_fatalError = QStringLiteral("%1: the body is %2").arg(where, wrong);
+            if (reply && !bodyEnded) reply->abort();
+            return;
+        }
+        if (isShort) return;  // a body cut off before its first bytes could be checked: not written, retried
+        m_headPending = false;
+        data = std::exchange(m_head, {});
+        if (m_offset > 0) {  // the restart the server forced: what the .part held is thrown away
+            m_wasted += m_offset;
+            truncatePart(0);
+        }
+        if (m_hashedUpTo != 0) {
+            m_hasher.reset(m_expected.kind, m_size);
+            m_hashedUpTo = 0;
+        }
+    }
     if (data.isEmpty()) return;
     if (m_offset + data.size() > m_size) {
-        m_attemptError = QStringLiteral("%1: the server sent more than the listed %2 bytes")
-                             .arg(reply->url().toString())
-                             .arg(m_size);
-        reply->abort();
+        // Longer than listed: not the listed file, and a resume would splice two versions; nothing of it is kept.
+        m_fatalError = QStringLiteral(
+                           "%1: the body is longer than the listed %2 bytes: the server's file is not the "
+                           "listed one; the partial download was removed")
+                           .arg(where)
+                           .arg(m_size);
+        m_wasted += m_offset;
+        truncatePart(0);
+        QFile::remove(metaPath());
+        if (reply && !bodyEnded) reply->abort();
         return;
     }
-    const qint64 written = m_part.write(data);
+    qint64 written = 0;  // until a write fails: a short write sets no error, the next one says why (ENOSPC)
+    for (qint64 n = 0; written < data.size(); written += n)
+        if ((n = m_part.write(data.constData() + written, data.size() - written)) <= 0) break;
     if (written != data.size()) {
         // Keep the .part consistent with what was hashed: cut off a partial write.
         const QString why = m_part.errorString();
@@ -243,7 +322,7 @@ void FileDownload::onReadyRead() {
                            .arg(partPath())
                            .arg(m_offset)
                            .arg(why);
-        reply->abort();
+        if (reply && !bodyEnded) reply->abort();
         return;
     }
     m_hasher.addData(data);
@@ -257,12 +336,14 @@ void FileDownload::onFinished(QNetworkReply* reply, int redirects) {
     if (reply != m_reply) return;
     m_reply = nullptr;
     if (m_state != State::Running) return;  // paused or cancelled: the .part stays as it is
+    if (m_bodyAccepted && m_fatalError.isEmpty() && m_attemptError.isEmpty())
+        consume(reply->readAll(), reply->error() == QNetworkReply::NoError);
     if (!m_fatalError.isEmpty()) return fail(m_fatalError);
 
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     const QString where = reply->url().toString();
     if (status >= 300 && status < 400) {
-        const QUrl target = reply->url().resolved(reply->header(QNetworkRequest::LocationHeader).toUrl());
+        const QUrl target = redirectTarget(reply);
         if (!target.isValid() || target.isEmpty())
             return fail(QStringLiteral("%1: HTTP %2 without a Location").arg(where).arg(status));
         if (redirects >= m_settings.maxRedirects)
@@ -278,11 +359,20 @@ void FileDownload::onFinished(QNetworkReply* reply, int redirects) {
             QStringLiteral("%1: HTTP %2: access denied (a gated repository needs a hub token)").arg(where).arg(status));
     if (status == 416) {
         if (m_offset == m_size) return finishStreaming();
-        qCInfo(lcDownload) << where << "answered 416 for bytes" << m_offset << "- ; starting over";
+        const qint64 from = m_offset;
+        m_wasted += from;
         truncatePart(0);
-        return retryLater(QStringLiteral("%1: HTTP 416 Range Not Satisfiable from byte %2").arg(where).arg(m_offset));
+        return retryLater(
+            QStringLiteral("%1: HTTP 416 Range Not Satisfiable for a resume from byte %2 of %3; starting over")
+                .arg(where)
+                .arg(from)
+                .arg(m_size));
     }
-    if (m_offset > m_attemptStart) m_retries = 0;  // progress was made: a flaky link is not a dead one
+    // Progress resets the retries (a flaky link is not a dead one), but only bytes beyond any kept before: bytes
+    // received again after a restart, or thrown away, are not progress.
+    if (m_offset - m_furthest >= std::min(kMinProgressBytes, m_size - m_furthest) && m_offset > m_furthest)
+        m_retries = 0;
+    m_furthest = std::max(m_furthest, m_offset);
     if (!m_attemptError.isEmpty()) return retryLater(m_attemptError);
     if (status >= 400) return retryLater(QStringLiteral("%1: HTTP %2").arg(where).arg(status));
     if (reply->error() != QNetworkReply::NoError) {
@@ -301,6 +391,13 @@ void FileDownload::onFinished(QNetworkReply* reply, int redirects) {
 void FileDownload::retryLater(const QString& why) {
     if (m_retries >= m_settings.maxRetries)
         return fail(QStringLiteral("%1 (gave up after %2 retries)").arg(why).arg(m_retries));
+    const qint64 wasteLimit =
+        m_settings.maxWastedBytes > 0 ? m_settings.maxWastedBytes : std::max(kMinWasteAllowance, m_size);
+    if (m_wasted > wasteLimit)
+        return fail(QStringLiteral("%1 (gave up: %2 bytes received were thrown away, more than the %3 allowed)")
+                        .arg(why)
+                        .arg(m_wasted)
+                        .arg(wasteLimit));
     const int delay = std::min(kMaxBackoffMs, m_settings.retryBaseMs << std::min(m_retries, 16));
     ++m_retries;
     qCWarning(lcDownload).noquote()

@@ -4,7 +4,9 @@
 // final name. Redirects are followed by hand so that the hub token never travels to another host.
 //
 // It never leaves a file under the final name whose hash did not match, never retries a fatal error (404, a full
-// disk, a hash mismatch) and never writes more bytes than the listing's size.
+// disk, a hash mismatch, a body that is not the file: an HTML page, no GGUF magic, a size other than listed) and
+// never writes more bytes than the listing's size. Retries are bounded by attempts without progress and by bytes
+// thrown away; a server that ignores Range gets one restart from byte 0.
 #pragma once
 
 #include <QFile>
@@ -54,6 +56,7 @@ private:
     void sendRequest(const QUrl& url, int redirects);
     void onMetaData();
     void onReadyRead();
+    void consume(QByteArray data, bool bodyEnded);
     void onFinished(QNetworkReply* reply, int redirects);
     void retryLater(const QString& why);
     void finishStreaming();
@@ -73,10 +76,14 @@ private:
     State m_state = State::Idle;
     QFile m_part;
     StreamHasher m_hasher;
-    qint64 m_hashedUpTo = -1;  // bytes of the .part the streaming hash has seen; -1: needs a reset
-    qint64 m_offset = 0;       // bytes in the .part
-    qint64 m_attemptStart = 0;
-    int m_retries = 0;
+    qint64 m_hashedUpTo = -1;    // bytes of the .part the streaming hash has seen; -1: needs a reset
+    qint64 m_offset = 0;         // bytes in the .part
+    qint64 m_furthest = 0;       // the most bytes the .part has held; only bytes beyond it are progress
+    qint64 m_wasted = 0;         // bytes received and then thrown away (restarts from byte 0)
+    int m_retries = 0;           // attempts in a row without progress
+    int m_rangeRestarts = 0;     // resumes the server answered with the whole file
+    bool m_headPending = false;  // the body starts the file: its first bytes are held in m_head until checked
+    QByteArray m_head;
     QPointer<QNetworkReply> m_reply;
     bool m_bodyAccepted = false;  // the current response is a 200/206 whose headers matched
     QString m_attemptError;       // why the current response was aborted (retryable)

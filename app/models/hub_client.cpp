@@ -65,6 +65,15 @@ QNetworkRequest hubRequest(const HubSettings& settings, const QUrl& url) {
     return request;
 }
 
+QUrl redirectTarget(const QNetworkReply* reply) {
+    // Not header(LocationHeader): Qt parses only absolute URLs there, so a relative one came back empty and
+    // "resolved" to the request URL itself, a redirect loop.
+    const QByteArray location = reply->rawHeader("Location").trimmed();
+    const QUrl reference = QUrl::fromEncoded(location, QUrl::TolerantMode);
+    if (location.isEmpty() || !reference.isValid()) return {};
+    return reply->url().resolved(reference);
+}
+
 bool isValidRepoId(const QString& repo) {
     static const QRegularExpression re(QStringLiteral(R"(^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$)"));
     return re.match(repo).hasMatch() && !repo.contains(QStringLiteral(".."));
@@ -140,9 +149,13 @@ void HubListing::onFinished(QNetworkReply* reply, int redirects) {
     if (reply->property("tooLarge").toBool() || reply->bytesAvailable() > kMaxListingPageBytes)
         return Q_EMIT failed(QStringLiteral("%1: listing page is larger than 64 MiB").arg(url.toString()));
     if (status >= 300 && status < 400) {
-        const QUrl target = url.resolved(reply->header(QNetworkRequest::LocationHeader).toUrl());
-        if (redirects >= m_settings.maxRedirects || !target.isValid())
-            return Q_EMIT failed(QStringLiteral("%1: too many redirects").arg(url.toString()));
+        const QUrl target = redirectTarget(reply);
+        if (target.isEmpty())
+            return Q_EMIT failed(
+                QStringLiteral("%1: HTTP %2 without a valid Location").arg(url.toString()).arg(status));
+        if (redirects >= m_settings.maxRedirects)
+            return Q_EMIT failed(
+                QStringLiteral("%1: more than %2 redirects").arg(url.toString()).arg(m_settings.maxRedirects));
         return fetch(target, redirects + 1);
     }
     if (reply->error() != QNetworkReply::NoError || status != 200) {

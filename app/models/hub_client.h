@@ -25,7 +25,9 @@ struct HubSettings {
     int maxRedirects = 10;
     int stallTimeoutMs = 60000;  // a transfer that receives nothing for this long is aborted and retried
     int maxRetries = 5;
-    int retryBaseMs = 1000;  // backoff: base, 2 x base, 4 x base, ... capped at 60 s
+    int retryBaseMs = 1000;     // backoff: base, 2 x base, 4 x base, ... capped at 60 s
+    qint64 maxWastedBytes = 0;  // received bytes a file may throw away (restarts) before it fails; 0: its size,
+                                // at least 16 MiB
 };
 
 // One file of a repository as the listing describes it.
@@ -40,6 +42,9 @@ QUrl listingUrl(const HubSettings& settings, const QString& repo);
 QUrl resolveUrl(const HubSettings& settings, const QString& repo, const QString& path);
 // A request to the hub with the token attached when the URL is on the hub's host.
 QNetworkRequest hubRequest(const HubSettings& settings, const QUrl& url);
+// Where a redirect points: its Location resolved against the request URL (RFC 9110 section 10.2.2, so a relative
+// reference such as "/cdn/x.gguf" or "../x" too). An empty QUrl when the Location is missing or malformed.
+QUrl redirectTarget(const QNetworkReply* reply);
 // "owner/name" with safe characters only.
 bool isValidRepoId(const QString& repo);
 // A repository path without "..", absolute parts or empty segments.

@@ -5,18 +5,15 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLoggingCategory>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "catalog.h"
 #include "ember/gguf.h"
 #include "file_hasher.h"
+#include "state_file.h"
 
 namespace ember::models {
 
@@ -32,18 +29,6 @@ QString statusReady() {
 }
 QString statusFailed() {
     return QString::fromLatin1(kStatusFailed);
-}
-
-QJsonObject toJson(const LibraryFile& f, const QString& storedPath) {
-    QJsonObject o;
-    o.insert(QStringLiteral("path"), storedPath);
-    o.insert(QStringLiteral("role"), f.role);
-    o.insert(QStringLiteral("size"), f.size);
-    if (!f.sha256.isEmpty()) o.insert(QStringLiteral("sha256"), f.sha256);
-    if (!f.gitOid.isEmpty()) o.insert(QStringLiteral("git_oid"), f.gitOid);
-    o.insert(QStringLiteral("status"), f.status);
-    if (!f.error.isEmpty()) o.insert(QStringLiteral("error"), f.error);
-    return o;
 }
 
 // The hash a Hugging Face cache file is stored under: snapshots/<rev>/x is a link to blobs/<sha256 or git oid>.
@@ -73,19 +58,6 @@ bool isModelFile(const QFileInfo& info) {
 
 }  // namespace
 
-const LibraryFile* LibraryEntry::fileWithRole(const QString& role) const {
-    for (const LibraryFile& f : files)
-        if (f.role == role) return &f;
-    return nullptr;
-}
-
-bool LibraryEntry::ready() const {
-    if (files.isEmpty()) return false;
-    for (const LibraryFile& f : files)
-        if (f.status != statusReady()) return false;
-    return true;
-}
-
 Library::Library(QString folder, QString hfCacheFolder)
     : m_folder(QDir(folder).absolutePath()), m_hfCache(std::move(hfCacheFolder)) {}
 
@@ -105,75 +77,30 @@ QString Library::stateFile() const {
     return QDir(m_folder).filePath(QStringLiteral("library.json"));
 }
 
-QString Library::relativeOrAbsolute(const QString& path) const {
-    const QString rel = QDir(m_folder).relativeFilePath(path);
-    return rel.startsWith(QStringLiteral("..")) ? QFileInfo(path).absoluteFilePath() : rel;
-}
-
 bool Library::load(QString* error) {
     m_entries.clear();
     QFile file(stateFile());
     if (!file.exists()) return true;
     if (!file.open(QIODevice::ReadOnly) || file.size() > kMaxStateBytes) {
-        if (error) *error = QStringLiteral("%1: cannot read the library state").arg(stateFile());
-        return false;
-    }
-    QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
-    if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
         if (error)
-            *error = QStringLiteral("%1: not a library state file (%2)").arg(stateFile(), parseError.errorString());
+            *error = QStringLiteral("%1: cannot read the library state: %2")
+                         .arg(stateFile(),
+                              file.size() > kMaxStateBytes ? QStringLiteral("larger than 64 MiB") : file.errorString());
         return false;
     }
-    for (const QJsonValue& v : doc.object().value(QStringLiteral("models")).toArray()) {
-        const QJsonObject o = v.toObject();
-        LibraryEntry e;
-        e.id = o.value(QStringLiteral("id")).toString();
-        e.source = o.value(QStringLiteral("source")).toString();
-        e.repo = o.value(QStringLiteral("repo")).toString();
-        e.catalogId = o.value(QStringLiteral("catalog_id")).toString();
-        e.added = QDateTime::fromString(o.value(QStringLiteral("added")).toString(), Qt::ISODate);
-        for (const QJsonValue& fv : o.value(QStringLiteral("files")).toArray()) {
-            const QJsonObject fo = fv.toObject();
-            LibraryFile f;
-            f.path = QDir(m_folder).absoluteFilePath(fo.value(QStringLiteral("path")).toString());
-            f.role = fo.value(QStringLiteral("role")).toString();
-            f.size = fo.value(QStringLiteral("size")).toInteger(-1);
-            f.sha256 = fo.value(QStringLiteral("sha256")).toString();
-            f.gitOid = fo.value(QStringLiteral("git_oid")).toString();
-            f.status = fo.value(QStringLiteral("status")).toString(QString::fromLatin1(kStatusUnverified));
-            f.error = fo.value(QStringLiteral("error")).toString();
-            e.files.append(f);
-        }
-        if (!e.id.isEmpty()) m_entries.append(e);
+    QString why;
+    if (!parseLibraryState(file.readAll(), m_folder, m_entries, why)) {
+        if (error)
+            *error = QStringLiteral("%1: not a library state file (%2); move it aside to start an empty library")
+                         .arg(stateFile(), why);
+        return false;
     }
     return true;
 }
 
 bool Library::save(QString* error) const {
-    QJsonArray models;
-    for (const LibraryEntry& e : m_entries) {
-        QJsonObject o;
-        o.insert(QStringLiteral("id"), e.id);
-        o.insert(QStringLiteral("source"), e.source);
-        if (!e.repo.isEmpty()) o.insert(QStringLiteral("repo"), e.repo);
-        if (!e.catalogId.isEmpty()) o.insert(QStringLiteral("catalog_id"), e.catalogId);
-        o.insert(QStringLiteral("added"), e.added.toString(Qt::ISODate));
-        QJsonArray files;
-        for (const LibraryFile& f : e.files) files.append(toJson(f, relativeOrAbsolute(f.path)));
-        o.insert(QStringLiteral("files"), files);
-        models.append(o);
-    }
-    QJsonObject root;
-    root.insert(QStringLiteral("version"), 1);
-    root.insert(QStringLiteral("models"), models);
     QDir().mkpath(m_folder);
-    QSaveFile out(stateFile());
-    if (!out.open(QIODevice::WriteOnly) || out.write(QJsonDocument(root).toJson()) < 0 || !out.commit()) {
-        if (error) *error = QStringLiteral("%1: cannot write: %2").arg(stateFile(), out.errorString());
-        return false;
-    }
-    return true;
+    return writeStateFile(stateFile(), libraryStateJson(m_entries, m_folder), error);
 }
 
 void Library::upsert(const LibraryEntry& entry) {
@@ -395,7 +322,9 @@ LibraryEntry verifyEntry(LibraryEntry entry) {
     return entry;
 }
 
-QFuture<ModelSummary> summarizeAsync(const LibraryEntry& entry) { return QtConcurrent::run(summarize, entry); }
+QFuture<ModelSummary> summarizeAsync(const LibraryEntry& entry) {
+    return QtConcurrent::run(summarize, entry);
+}
 
 QFuture<LibraryEntry> verifyAsync(const LibraryEntry& entry) {
     return QtConcurrent::run(verifyEntry, entry);

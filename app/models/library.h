@@ -5,7 +5,7 @@
 // mmproj*.gguf, a chat_template.jinja) are paired with it automatically.
 //
 // Why a JSON file rather than QSettings: entries are nested (files with roles, hashes and statuses), the file sits
-// beside the models so that the folder describes itself when moved, and QSaveFile replaces it atomically.
+// beside the models so that the folder describes itself when moved, and it is replaced atomically (state_file.h).
 //
 // The library never deletes a file it did not download into its own folder, and never marks a file ready unless
 // its hash matched and, for GGUF, the engine's validator accepted it.
@@ -18,35 +18,10 @@
 #include <QStringList>
 #include <optional>
 
+#include "library_state.h"
 #include "model_facts.h"
 
 namespace ember::models {
-
-inline constexpr auto kStatusReady = "ready";
-inline constexpr auto kStatusFailed = "failed";
-inline constexpr auto kStatusUnverified = "unverified";
-
-struct LibraryFile {
-    QString path;  // absolute
-    QString role;  // catalog.h roles
-    qint64 size = -1;
-    QString sha256;
-    QString gitOid;  // the hub's git blob id, for small files without an LFS hash
-    QString status = QString::fromLatin1(kStatusUnverified);
-    QString error;  // why it is not ready
-};
-
-struct LibraryEntry {
-    QString id;      // hub: "owner/name/file.gguf"; local files: the model file's absolute path
-    QString source;  // "hub", "import", "folder", "hf-cache"
-    QString repo;
-    QString catalogId;
-    QDateTime added;
-    QList<LibraryFile> files;
-
-    const LibraryFile* fileWithRole(const QString& role) const;
-    bool ready() const;  // every file ready
-};
 
 // A library entry with what its files say about themselves.
 struct ModelSummary {
@@ -68,7 +43,9 @@ public:
     const QString& folder() const { return m_folder; }
     QString stateFile() const;
 
+    // load: an absent file is an empty library; an unreadable or malformed one is an error naming the file.
     bool load(QString* error);
+    // Replaces the file atomically: on failure (a full disk) the previous version stays and `error` says why.
     bool save(QString* error) const;
 
     const QList<LibraryEntry>& recorded() const { return m_entries; }
@@ -89,7 +66,6 @@ public:
 private:
     QList<LibraryEntry> scanFolder() const;
     QList<LibraryEntry> scanHfCache() const;
-    QString relativeOrAbsolute(const QString& path) const;
 
     QString m_folder;
     QString m_hfCache;

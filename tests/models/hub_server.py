@@ -17,8 +17,15 @@ the CDN host is caught. Faults are injected per request from the test (HubServer
   status(code)            answer with that HTTP status and no file
   length(delta)           announce Content-Length + delta (send the true body, capped at the announced length)
   ignore_range()          answer a Range request with 200 and the whole file
+  no_range(after)         the same for every request, reset after `after` bytes when after > 0
+  html(content_type)      an HTML error page with status 200, chunked (no Content-Length), Content-Type `content_type`
+  garbage()               `size` bytes with status 200 that are not the file (no GGUF magic)
+  longer(delta)           the whole file and `delta` bytes more, chunked (no Content-Length), Range ignored
   throttle(bytes_per_s)   send slowly (for cancel and kill tests)
   huge() (listing)        an 80 MiB listing body
+  moved() (listing)       a 301 to the same listing by a relative Location
+The redirect chain of resolve/main uses absolute URLs; HubServer.redirect_style "path" makes its last hop an
+absolute-path reference ("/cdn/..."), "dotdot" a relative one ("../../../../cdn/...").
 Every request is recorded (method, path, host, Range, Authorization) in HubServer.requests.
 """
 from __future__ import annotations
@@ -50,6 +57,7 @@ class Fault:
     code: int = 500
     delta: int = 0
     bytes_per_s: int = 0
+    content_type: str = "text/html; charset=utf-8"
     listing: bool = False     # applies to the listing endpoint instead of file bytes
 
 
@@ -66,6 +74,7 @@ class HubServer:
     def __init__(self, root: Path, redirects: int = 2):
         self.root = Path(root)
         self.redirects = redirects
+        self.redirect_style = "absolute"
         self.faults: list[Fault] = []
         self.requests: list[Request] = []
         self.lock = threading.Lock()
@@ -167,6 +176,8 @@ def _make_handler(server: HubServer):
                 for _ in range(80 * 16):
                     self.wfile.write(b" " * 65536)
                 return
+            if fault and fault.kind == "moved":
+                return self.send_empty(301, {"Location": "main?recursive=1&moved=1"})
             if not (server.root / repo).is_dir() or parts[5:7] != ["tree", "main"]:
                 return self.send_empty(404)
             body = json.dumps(server.listing(repo)).encode()
@@ -179,6 +190,10 @@ def _make_handler(server: HubServer):
         def redirect(self, repo: str, rel: str, hop: int):
             if hop < server.redirects - 1:
                 target = f"{server.url}/r/{hop + 1}/{repo}/{rel}"
+            elif server.redirect_style == "path":
+                target = f"/cdn/{repo}/{rel}"
+            elif server.redirect_style == "dotdot":  # from four folders deep (/r/N/owner/name/)
+                target = "../" * (rel.count("/") + 4) + f"cdn/{repo}/{rel}"
             else:
                 target = f"http://localhost:{server.port}/cdn/{repo}/{rel}"
             self.send_empty(302, {"Location": target})
@@ -193,13 +208,15 @@ def _make_handler(server: HubServer):
             if fault and fault.kind == "status":
                 extra = {"Content-Range": f"bytes */{size}"} if fault.code == 416 else {}
                 return self.send_empty(fault.code, extra)
+            if fault and fault.kind in ("html", "garbage", "longer"):
+                return self.not_the_file(data, fault)
             if fault and fault.kind == "flip":
                 data = bytearray(data)
                 data[fault.offset] ^= 0xFF
                 data = bytes(data)
             start, end, partial = 0, size - 1, False
             rng = self.headers.get("Range")
-            if rng and not (fault and fault.kind == "ignore_range"):
+            if rng and not (fault and fault.kind in ("ignore_range", "no_range")):
                 spec = rng.strip().removeprefix("bytes=")
                 a, _, b = spec.partition("-")
                 start = int(a)
@@ -222,9 +239,33 @@ def _make_handler(server: HubServer):
                 return
             self.send_body(body, fault)
 
+        def not_the_file(self, data: bytes, fault: Fault):
+            """A body that is not the listed file. Without a Content-Length it is sent chunked: a body ended by
+            closing the connection races Qt, which may send the request again when the close comes first."""
+            self.send_response(200)
+            if fault.kind == "garbage":
+                body = b"PK\x03\x04" + bytes(len(data) - 4)
+                self.send_header("Content-Type", "application/octet-stream")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                return self.send_body(body, None)
+            if fault.kind == "html":
+                body = (b"<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body>"
+                        + b"<h1>Bad Gateway</h1>" * 100 + b"</body></html>\n")
+                self.send_header("Content-Type", fault.content_type)
+            else:
+                body = data + b"\0" * fault.delta
+                self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for i in range(0, len(body), 16384):
+                chunk = body[i:i + 16384]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            self.wfile.write(b"0\r\n\r\n")
+
         def send_body(self, body: bytes, fault: Fault | None):
             cut = len(body)
-            if fault and fault.kind in ("drop", "truncate", "stall"):
+            if fault and (fault.kind in ("drop", "truncate", "stall") or (fault.kind == "no_range" and fault.after)):
                 cut = min(fault.after, len(body))
             rate = fault.bytes_per_s if fault and fault.kind == "throttle" else 0
             chunk = 16384
@@ -239,7 +280,7 @@ def _make_handler(server: HubServer):
             if fault and fault.kind == "stall":
                 time.sleep(fault.seconds)
                 self.close_connection = True
-            elif fault and fault.kind == "drop":
+            elif fault and fault.kind in ("drop", "no_range") and cut < len(body):
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 self.close_connection = True
             elif fault and fault.kind == "truncate":

@@ -198,6 +198,46 @@ def test_usage_errors_exit_2(cli):
         assert r.stderr.strip()
 
 
+def test_library_write_failure_keeps_the_previous_version(cli, tmp_path):
+    """A write of library.json that fails part-way (a file-size limit makes write() fail with EFBIG, as a full disk
+    fails with ENOSPC; works without root): the command says so and the previous library.json stays whole."""
+    import resource
+    import signal
+    import subprocess
+
+    first = copy_unit(tmp_path / "first", names=(MODEL,))
+    assert cli.run("import", str(first)).returncode == 0
+    state = cli.models / "library.json"
+    before = state.read_bytes()
+    second = copy_unit(tmp_path / "second", names=(MODEL,))
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (len(before) // 2, len(before) // 2))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    r = subprocess.run(cli.args("import", str(second)), env=cli.env, capture_output=True, text=True, timeout=60,
+                       preexec_fn=limit)
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines()[-1] == f"{state}: cannot write: File too large", r.stderr
+    assert state.read_bytes() == before, "library.json was replaced by an incomplete write"
+    assert sorted(p.name for p in cli.models.iterdir()) == ["library.json"], "a temporary file was left behind"
+    assert [e["id"] for e in cli.library()] == [str(first)]
+
+
+def test_malformed_library_state_is_one_line(cli):
+    cli.models.mkdir(parents=True)
+    state = cli.models / "library.json"
+    for text, why in [("", "the file is empty"), ("[]", "not a JSON object"),
+                      ('{"version": 1, "models": [{"id": "x", "files": {}}]}', "model 0: 'files' is not an array"),
+                      ('{"version": 1, "models": [{"id": "x", "files": [{"path": 3}]}]}',
+                       "model 0, file 0: 'path' is not a string")]:
+        state.write_text(text)
+        r = cli.run("list")
+        assert r.returncode == 1
+        assert r.stderr.strip() == f"{state}: not a library state file ({why}); move it aside to start an empty " \
+                                   "library", r.stderr
+
+
 def test_bad_catalog_file_is_one_line(cli, tmp_path):
     bad = tmp_path / "catalog.json"
     bad.write_text('{"version": 1, "entries": [{"id": "x"}]}')

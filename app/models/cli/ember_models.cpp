@@ -61,6 +61,8 @@ options:
   --stall-timeout SEC     abort and retry a transfer that receives nothing for SEC seconds (default 60)
   --retries N             retries per file after a drop (default 5)
   --retry-base-ms MS      first backoff delay, doubled on each retry (default 1000)
+  --max-waste BYTES       give a file up once this many received bytes were thrown away by restarts
+                          (default: the file's size, at least 16 MiB)
   --progress              print progress lines to stderr (default when stderr is a terminal)
   --json                  machine-readable output
 )";
@@ -137,6 +139,10 @@ int main(int argc, char** argv) {
             ok = value(v);
             options.hub.retryBaseMs = v.toInt(&ok);
             ok = ok && options.hub.retryBaseMs >= 0 && options.hub.retryBaseMs <= 600000;
+        } else if (a == "--max-waste") {
+            ok = value(v);
+            options.hub.maxWastedBytes = v.toLongLong(&ok);
+            ok = ok && options.hub.maxWastedBytes > 0;
         } else if (a == "-h" || a == "--help") {
             out() << kUsage;
             out().flush();

@@ -101,12 +101,14 @@ int runVerify(const Options& options, const QStringList& args) {
     const bool recorded = std::any_of(library.recorded().begin(), library.recorded().end(),
                                       [&](const LibraryEntry& e) { return e.id == entry->id; });
     const LibraryEntry checked = verifyEntry(*entry);
+    bool saved = true;
     if (recorded) {
         library.upsert(checked);
         QString error;
-        if (!library.save(&error)) err() << error << Qt::endl;
+        saved = library.save(&error);
+        if (!saved) err() << error << Qt::endl;
     }
-    const bool ok = reportFailures(checked);
+    const bool ok = reportFailures(checked) && saved;
     if (options.json)
         printJson(entryJson(summarize(checked)));
     else {

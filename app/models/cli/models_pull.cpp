@@ -165,6 +165,7 @@ int runPull(const Options& options, const QStringList& args) {
     const bool ok = job.isRunning() == false && job.error().isEmpty();
     if (!job.listing().isEmpty() || !job.results().isEmpty()) {
         const LibraryEntry entry = entryFor(unit, job, destDir);
+        if (!loadLibrary(options, library)) return 1;  // again: another command may have changed it meanwhile
         library.upsert(entry);
         QString error;
         if (!library.save(&error)) {
