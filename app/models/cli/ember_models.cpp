@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 #include <QLoggingCategory>
 
+#include "ember_version.h"
 #include "models_cli.h"
 
 namespace ember::models::cli {
@@ -63,6 +64,7 @@ options:
   --retry-base-ms MS      first backoff delay, doubled on each retry (default 1000)
   --progress              print progress lines to stderr (default when stderr is a terminal)
   --json                  machine-readable output
+  --version               print the version
 )";
 
 int usage() {
@@ -140,6 +142,9 @@ int main(int argc, char** argv) {
         } else if (a == "-h" || a == "--help") {
             out() << kUsage;
             out().flush();
+            return 0;
+        } else if (a == "--version") {
+            out() << "ember-models " << EMBER_VERSION << Qt::endl;
             return 0;
         } else if (a.startsWith("--") && rest.isEmpty()) {
             err() << "ember-models: unknown option '" << a << "'" << Qt::endl;
