@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Ember's desktop app: everything lives in the ember_desktop library (a QML module); this only starts it, or hands
 // the files to open to an Ember already running for the same data folder.
+#include <QtQml/qqmlextensionplugin.h>
 #include <QGuiApplication>
 #include <QQuickWindow>
-#include <QtQml/qqmlextensionplugin.h>
 #include <cstring>
 
 #include "app_shell.h"
@@ -29,12 +29,13 @@ int main(int argc, char** argv) {
     if (options.screenshot.isEmpty() && instance.handOff(options.openFiles)) return 0;
     ember::desktop::AppShell shell(options);
     if (!shell.start()) return 1;
-    QObject::connect(&instance, &ember::desktop::SingleInstance::filesReceived, &shell, [&shell](const QStringList& files) {
-        for (const QString& file : files) shell.openModelFile(file);
-        shell.window()->show();
-        shell.window()->raise();
-        shell.window()->requestActivate();
-    });
+    QObject::connect(&instance, &ember::desktop::SingleInstance::filesReceived, &shell,
+                     [&shell](const QStringList& files) {
+                         for (const QString& file : files) shell.openModelFile(file);
+                         shell.window()->show();
+                         shell.window()->raise();
+                         shell.window()->requestActivate();
+                     });
     if (!options.screenshot.isEmpty()) ember::desktop::snapshotWhenSettled(&shell, options.screenshot);
     return QGuiApplication::exec();
 }

@@ -44,8 +44,9 @@ SingleInstance::SingleInstance(const QString& dataDir, QObject* parent) : QObjec
 
 QString SingleInstance::serverName(const QString& dataDir) {
     const QByteArray folder = QFile::encodeName(QDir(dataDir).absolutePath());
-    const QString name = QStringLiteral("ember-") +
-                         QString::fromLatin1(QCryptographicHash::hash(folder, QCryptographicHash::Sha256).toHex().left(16));
+    const QString name =
+        QStringLiteral("ember-") +
+        QString::fromLatin1(QCryptographicHash::hash(folder, QCryptographicHash::Sha256).toHex().left(16));
     const QString runtime = qEnvironmentVariable("XDG_RUNTIME_DIR");
     if (!runtime.isEmpty() && QFileInfo(runtime).isDir() && QFileInfo(runtime).isWritable())
         return QDir(runtime).filePath(name);
@@ -53,8 +54,8 @@ QString SingleInstance::serverName(const QString& dataDir) {
 }
 
 bool SingleInstance::handOff(const QStringList& files) {
-    const QString lockPath = (QDir::isAbsolutePath(m_name) ? m_name : QDir::temp().filePath(m_name)) +
-                             QStringLiteral(".lock");
+    const QString lockPath =
+        (QDir::isAbsolutePath(m_name) ? m_name : QDir::temp().filePath(m_name)) + QStringLiteral(".lock");
     QLockFile lock(lockPath);
     if (!lock.tryLock(2 * kTimeoutMs)) qCWarning(lcInstance) << lockPath << ": not locked; going on without it";
     if (sendFiles(m_name, files)) return true;
