@@ -11,6 +11,7 @@
 #   EMBER_DEBIAN_MIRROR  the mirror (default http://deb.debian.org/debian)
 #   EMBER_PYTHON         the venv python that finds the small model (default build/venv/bin/python)
 #   EMBER_KEEP_ROOT=1    keep the Debian root afterwards (its path is printed)
+#   EMBER_DEBOOTSTRAP_TARBALL  debootstrap's downloads kept in this tarball (made when missing), for a rerun offline
 set -euo pipefail
 
 source_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -39,7 +40,16 @@ trap cleanup EXIT
 in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
 
 log "debootstrap bookworm (minbase) from $mirror into $root"
-debootstrap --variant=minbase bookworm "$root" "$mirror" >"$root.debootstrap.log" 2>&1 \
+tarball=()
+if [ -n "${EMBER_DEBOOTSTRAP_TARBALL:-}" ]; then
+  tarball=(--unpack-tarball="$(realpath "$EMBER_DEBOOTSTRAP_TARBALL")")
+  if [ ! -f "$EMBER_DEBOOTSTRAP_TARBALL" ]; then
+    debootstrap --variant=minbase --make-tarball="$(realpath "$EMBER_DEBOOTSTRAP_TARBALL")" bookworm "$root.tarball" \
+      "$mirror" >"$root.debootstrap.log" 2>&1 || { tail -n 20 "$root.debootstrap.log"; fail "debootstrap failed"; }
+    rm -rf "$root.tarball"
+  fi
+fi
+debootstrap --variant=minbase "${tarball[@]}" bookworm "$root" "$mirror" >"$root.debootstrap.log" 2>&1 \
   || { tail -n 20 "$root.debootstrap.log"; fail "debootstrap failed"; }
 rm -f "$root.debootstrap.log"
 mount -t proc proc "$root/proc"
