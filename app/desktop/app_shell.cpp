@@ -136,6 +136,8 @@ void AppShell::openModelFile(const QString& pathOrUrl) {
     // The engine reads the file while the library hashes it: a large model is not kept waiting for its checksum.
     m_engine->loadModel(path, m_settings->threads(), m_settings->contextLength(), m_settings->backend());
     m_models->importModel(path);
+    if (QQuickWindow* w = window())  // the chat page, where the model is loading (Main.qml)
+        QMetaObject::invokeMethod(w, "showPage", Q_ARG(QVariant, QStringLiteral("chat")));
 }
 
 QQuickWindow* AppShell::window() const {

@@ -64,6 +64,8 @@ TEST_F(LaunchTest, SecondStartHandsItsFileToTheRunningWindow) {
 
     ASSERT_TRUE(waitUntil([&] { return app->engine()->state() == EngineController::Ready; }));
     EXPECT_EQ(app->engine()->modelPath(), model);
+    EXPECT_TRUE(waitUntil([&] { return findItem(app->window(), QStringLiteral("composerInput")) != nullptr; }))
+        << "the window shows the chat with the model, not the welcome page";
     ASSERT_TRUE(waitUntil([&] { return app->models()->library()->rowCount() == 1; })) << "imported";
     const QModelIndex row = app->models()->library()->index(0);
     EXPECT_EQ(row.data(LibraryListModel::PathRole).toString(), model) << "recorded where it lies, not copied";

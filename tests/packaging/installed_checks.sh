@@ -3,7 +3,8 @@
 # The checks of an installed Ember, wherever it is installed (the .deb unpacked by installed_tree_test.sh, or a
 # Debian root made by packaging/check_install.sh), run in a bare environment:
 #   - ember-cli answers with the small model;
-#   - ember draws the chat window offscreen with that model loaded (SHOTS/installed-chat.png);
+#   - ember draws the chat window offscreen with that model loaded (SHOTS/installed-chat.png), and the welcome page
+#     of a first run without one (SHOTS/installed-welcome.png);
 #   - a second `ember FILE.gguf` hands the file to the running ember, which records it in its library where it lies
 #     and loads it.
 # Each run is traced with strace: no path under a FORBIDDEN folder (the source tree, the build tree, the venv) may
@@ -61,6 +62,13 @@ echo "$out"
 echo "$out" | grep -q "saved with $model loaded" || fail "the model did not load"
 check_trace "$root/app.trace"
 cp "$root/installed-chat.png" "$shots/"  # after the trace: SHOTS may lie in the build tree
+
+echo "== the first run without a model: the welcome page"
+out=$(bare timeout 120 "$bin/ember" --data-dir "$root/fresh" --models-dir "$root/library-fresh" --offline \
+        --screenshot "$root/installed-welcome.png") || fail "ember --screenshot (no model): $out"
+echo "$out"
+echo "$out" | grep -q "saved, no model loaded" || fail "a model was loaded on a first run"
+cp "$root/installed-welcome.png" "$shots/"
 
 echo "== a second ember hands its file to the running one"
 bare "$bin/ember" --data-dir "$root/shared" --models-dir "$root/library2" --offline --no-model >"$root/first.log" 2>&1 &
