@@ -4,6 +4,7 @@
 #   packaging/dev.sh run [ARGS...]   install what is missing, build, start Ember (a chat with the default small
 #                                    model; with ARGS, ember-cli ARGS)
 #   packaging/dev.sh test            install what is missing, build, run every test, print the summary line
+#   packaging/dev.sh package         install what is missing, build, make build/ember_<version>_amd64.deb (CPack)
 # Both are idempotent and quick when nothing changed.
 set -euo pipefail
 
@@ -32,6 +33,9 @@ apt_packages=(
   # The Vulkan backend: headers, the GLSL compiler, spirv-val for the shader tests, and Mesa's lavapipe (a CPU Vulkan
   # device) so that its op, logits and speculative suites run on a machine without a GPU.
   libvulkan-dev libvulkan1 glslc spirv-tools mesa-vulkan-drivers vulkan-tools
+  # The package (packaging/CMakeLists.txt): PNG icons rendered from the SVG, manual pages from --help; and its
+  # checks (tests/packaging): the validators, lintian, strace for the installed-tree run.
+  librsvg2-bin help2man desktop-file-utils appstream libxml2-utils shared-mime-info lintian strace
   # The HIP backend's compile test (tests/hip): Debian's ROCm 5.2 hipcc for gfx1030. nvcc (CUDA) is not a Debian
   # package: the CUDA compile test runs where the machine has the toolkit, and says SKIP elsewhere.
   hipcc libamdhip64-dev
@@ -133,8 +137,16 @@ case "${1:-}" in
     log "${summary:-no test summary}"
     exit "$status"
     ;;
+  package)
+    install_packages
+    install_venv
+    build_all
+    rm -f "$build"/ember_*_amd64.deb
+    (cd "$build" && cpack -G DEB --config CPackConfig.cmake)
+    log "$(ls "$build"/ember_*_amd64.deb): install it with: sudo apt install ./$(basename "$(ls "$build"/ember_*_amd64.deb)")"
+    ;;
   *)
-    echo "usage: packaging/dev.sh run [ARGS...] | test" >&2
+    echo "usage: packaging/dev.sh run [ARGS...] | test | package" >&2
     exit 2
     ;;
 esac

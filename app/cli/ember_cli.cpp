@@ -7,10 +7,9 @@
 #include "cli_args.h"
 #include "cli_commands.h"
 #include "ember/error.h"
+#include "ember_version.h"
 
 namespace {
-
-constexpr const char* kVersion = "0.1.0";
 
 struct Command {
     const char* name;
@@ -31,7 +30,7 @@ constexpr Command kCommands[] = {
 };
 
 void print_help(std::ostream& out) {
-    out << "Ember " << kVersion << ": local language models with their own inference engine.\n\n"
+    out << "Ember " << EMBER_VERSION << ": local language models with their own inference engine.\n\n"
         << "usage: ember-cli COMMAND [ARGS]\n\ncommands:\n";
     for (const Command& c : kCommands) out << "  " << c.summary << "\n";
     out << "  version               print the version\n"
@@ -49,7 +48,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (command == "version" || command == "--version") {
-        std::cout << "ember-cli " << kVersion << "\n";
+        std::cout << "ember-cli " << EMBER_VERSION << "\n";
         return 0;
     }
     for (const Command& c : kCommands) {

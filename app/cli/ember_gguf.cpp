@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gguf_draft_merge.h"
+#include "ember_version.h"
 #include "gguf_report.h"
 
 namespace {
@@ -21,6 +22,7 @@ constexpr const char* kUsage =
     "       ember-gguf types [--json]\n"
     "       ember-gguf merge-draft TARGET.gguf DRAFT.gguf -o OUT.gguf [--replace]\n"
     "       ember-gguf split-draft IN.gguf -o DRAFT.gguf [--target-out TARGET.gguf]\n"
+    "       ember-gguf --version\n"
     "\n"
     "  inspect   metadata, tensors, totals by type and capabilities (MTP head, DFlash draft, vision projector)\n"
     "            --json        machine-readable; every key with its type and full value\n"
@@ -58,6 +60,10 @@ int main(int argc, char** argv) {
     if (args.empty()) return usage_error("missing command");
     if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
         std::cout << kUsage;
+        return 0;
+    }
+    if (args[0] == "--version" || args[0] == "version") {
+        std::cout << "ember-gguf " << EMBER_VERSION << "\n";
         return 0;
     }
     const std::string& command = args[0];

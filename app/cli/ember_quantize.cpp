@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ember/quant.h"
+#include "ember_version.h"
 #include "quantize_run.h"
 
 namespace {
@@ -58,6 +59,10 @@ int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && (args[0] == "-h" || args[0] == "--help")) {
         std::cout << usage();
+        return 0;
+    }
+    if (!args.empty() && args[0] == "--version") {
+        std::cout << "ember-quantize " << EMBER_VERSION << "\n";
         return 0;
     }
     qz::RunOptions options;

@@ -11,6 +11,7 @@
 #include <QQuickStyle>
 #include <QQuickWindow>
 #include <QStandardPaths>
+#include <QUrl>
 
 #include "chat/chat_controller.h"
 #include "chat/image_cache.h"
@@ -47,14 +48,24 @@ AppOptions parseArguments(const QCoreApplication& app) {
                                     QStringLiteral("scheme"));
     const QCommandLineOption noModel(QStringLiteral("no-model"), QStringLiteral("Start without loading a model."));
     const QCommandLineOption offline(QStringLiteral("offline"), QStringLiteral("Do not use the network."));
-    parser.addOptions({model, dataDir, modelsDir, scheme, noModel, offline});
-    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("A GGUF model to load."),
-                                 QStringLiteral("[model.gguf]"));
+    const QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Save the window as a PNG once the model has loaded, then quit (exit 1 if it failed)."),
+        QStringLiteral("file"));
+    parser.addOptions({model, dataDir, modelsDir, scheme, noModel, offline, screenshot});
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("files"),
+                                 QStringLiteral("GGUF models to add to the library (where they lie) and load. A "
+                                                "running Ember for the same data folder gets them instead."),
+                                 QStringLiteral("[model.gguf...]"));
     parser.process(app);
     AppOptions o;
     o.modelPath = parser.value(model);
-    if (o.modelPath.isEmpty() && !parser.positionalArguments().isEmpty())
-        o.modelPath = parser.positionalArguments().first();
+    for (const QString& file : parser.positionalArguments()) {
+        const QUrl url(file);  // a file manager may pass a file: URL
+        o.openFiles.append(QFileInfo(url.isLocalFile() ? url.toLocalFile() : file).absoluteFilePath());
+    }
+    o.screenshot = parser.value(screenshot);
     o.dataDir = parser.value(dataDir);
     o.modelsDir = parser.value(modelsDir);
     o.colorScheme = parser.value(scheme);
@@ -63,10 +74,14 @@ AppOptions parseArguments(const QCoreApplication& app) {
     return o;
 }
 
+QString dataFolder(const AppOptions& options) {
+    if (!options.dataDir.isEmpty()) return options.dataDir;
+    const QString env = qEnvironmentVariable("EMBER_DATA_DIR");
+    return env.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) : env;
+}
+
 AppShell::AppShell(AppOptions options, QObject* parent) : QObject(parent), m_options(std::move(options)) {
-    if (m_options.dataDir.isEmpty()) m_options.dataDir = qEnvironmentVariable("EMBER_DATA_DIR");
-    if (m_options.dataDir.isEmpty())
-        m_options.dataDir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    m_options.dataDir = dataFolder(m_options);
     QDir().mkpath(m_options.dataDir);
     const QDir data(m_options.dataDir);
 
@@ -81,7 +96,7 @@ AppShell::AppShell(AppOptions options, QObject* parent) : QObject(parent), m_opt
     connect(m_engine.get(), &EngineController::modelLoaded, this, &AppShell::onModelLoaded);
     connect(m_settings.get(), &AppSettings::colorSchemeChanged, this,
             [this] { applyColorScheme(m_settings->colorScheme()); });
-    connect(m_chat.get(), &ChatController::ggufDropped, m_models.get(), &ModelManager::importModel);
+    connect(m_chat.get(), &ChatController::ggufDropped, this, &AppShell::openModelFile);
     applyColorScheme(m_options.colorScheme.isEmpty() ? m_settings->colorScheme() : m_options.colorScheme);
     m_store->open(data.filePath(QStringLiteral("conversations.sqlite")));
 }
@@ -105,12 +120,24 @@ bool AppShell::start() {
     }
 
     QString model = m_options.modelPath;
-    if (model.isEmpty() && !m_options.noModel && QFileInfo::exists(m_settings->lastModelPath()))
-        model = m_settings->lastModelPath();
-    if (!model.isEmpty() && !m_options.noModel)
+    if (model.isEmpty() && QFileInfo::exists(m_settings->lastModelPath())) model = m_settings->lastModelPath();
+    if (!m_options.openFiles.isEmpty()) {
+        for (const QString& file : m_options.openFiles) openModelFile(file);  // the last one stays loaded
+    } else if (!model.isEmpty() && !m_options.noModel) {
         m_engine->loadModel(model, m_settings->threads(), m_settings->contextLength(), m_settings->backend());
+    }
     m_models->refreshLibrary();
     return true;
+}
+
+void AppShell::openModelFile(const QString& pathOrUrl) {
+    const QUrl url(pathOrUrl);
+    const QString path = url.isLocalFile() ? url.toLocalFile() : pathOrUrl;
+    // The engine reads the file while the library hashes it: a large model is not kept waiting for its checksum.
+    m_engine->loadModel(path, m_settings->threads(), m_settings->contextLength(), m_settings->backend());
+    m_models->importModel(path);
+    if (QQuickWindow* w = window())  // the chat page, where the model is loading (Main.qml)
+        QMetaObject::invokeMethod(w, "showPage", Q_ARG(QVariant, QStringLiteral("chat")));
 }
 
 QQuickWindow* AppShell::window() const {

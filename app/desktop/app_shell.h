@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QPalette>
 #include <QString>
+#include <QStringList>
 #include <memory>
 
 class QQmlApplicationEngine;
@@ -26,15 +27,19 @@ class StallMonitor;
 struct AppOptions {
     QString dataDir;      // conversations.sqlite and settings.ini; default: the platform's app data folder
     QString modelPath;    // load this model at start (else the last one used)
+    QStringList openFiles;  // model files to open at start (AppShell::openModelFile), absolute
     QString modelsDir;    // the model library folder; default: $EMBER_MODELS_DIR or <data>/ember/models
     QString colorScheme;  // overrides the setting for this run: system, light or dark
     bool noModel = false;   // start without loading any model
     bool offline = false;   // no network: the catalog is shown, downloads are refused
+    QString screenshot;     // save the window here once the model has loaded, then quit (window_snapshot.h)
 };
 
-// Parses the command line (--model, --data-dir, --models-dir, --color-scheme, --no-model, --offline, a
-// positional model path). Exits with usage on --help.
+// Parses the command line (--model, --data-dir, --models-dir, --color-scheme, --no-model, --offline, --screenshot,
+// model files or file: URLs to open). Exits with usage on --help and with the version on --version.
 AppOptions parseArguments(const QCoreApplication& app);
+// The folder for conversations and settings: --data-dir, else $EMBER_DATA_DIR, else the platform's app data folder.
+QString dataFolder(const AppOptions& options);
 // Application name, organization, style (Fusion: it follows the palette) and icon. Call before AppShell.
 void configureApplication();
 
@@ -57,6 +62,10 @@ public:
     StallMonitor* stalls() const { return m_stalls.get(); }
     ImageCache* images() const { return m_images.get(); }
     const AppOptions& options() const { return m_options; }
+
+    // A model file opened from outside (the command line, another `ember` start, a drop onto the window): recorded
+    // in the library where it lies (no copy; companions beside it paired) and loaded.
+    void openModelFile(const QString& pathOrUrl);
 
     void applyColorScheme(const QString& scheme);
     static QPalette darkPalette();

@@ -193,6 +193,24 @@ LibraryEntry Library::entryForLocalFile(const QString& modelPath, const QString&
         p.size = QFileInfo(p.path).size();
         e.files.append(p);
     }
+    // A standalone draft (dflash*.gguf, *-draft*.gguf: catalog.h roleForFileName) for speculative decoding: the one
+    // whose name shares the model's stem, else the only one in the folder.
+    QStringList drafts;
+    const QStringList ggufs =
+        dir.entryList({QStringLiteral("*.gguf"), QStringLiteral("*.GGUF")}, QDir::Files, QDir::Name);
+    for (const QString& name : ggufs)
+        if (roleForFileName(name) == QLatin1String(kRoleDraft)) drafts.append(name);
+    drafts.removeDuplicates();
+    QString draft = drafts.size() == 1 ? drafts.first() : QString();
+    for (const QString& d : drafts)
+        if (QFileInfo(d).completeBaseName().contains(model.completeBaseName(), Qt::CaseInsensitive)) draft = d;
+    if (!draft.isEmpty()) {
+        LibraryFile f;
+        f.path = dir.absoluteFilePath(draft);
+        f.role = QString::fromLatin1(kRoleDraft);
+        f.size = QFileInfo(f.path).size();
+        e.files.append(f);
+    }
     if (dir.exists(QStringLiteral("chat_template.jinja"))) {
         LibraryFile t;
         t.path = dir.absoluteFilePath(QStringLiteral("chat_template.jinja"));

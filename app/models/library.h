@@ -2,7 +2,7 @@
 // The model library: what is on disk. Models downloaded or imported by Ember are recorded in <folder>/library.json
 // with each file's role, size, hash and status; files found in the folder or in the Hugging Face cache layout
 // (models--owner--name/snapshots/<rev>/...) are shown too, as not yet verified. Companions in a model's folder (an
-// mmproj*.gguf, a chat_template.jinja) are paired with it automatically.
+// mmproj*.gguf, a standalone draft, a chat_template.jinja) are paired with it automatically.
 //
 // Why a JSON file rather than QSettings: entries are nested (files with roles, hashes and statuses), the file sits
 // beside the models so that the folder describes itself when moved, and it is replaced atomically (state_file.h).

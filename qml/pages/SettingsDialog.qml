@@ -19,6 +19,13 @@ Dialog {
     title: qsTr("Settings")
     footer: DialogButtonBox {
         Button {
+            objectName: "aboutButton"
+            text: qsTr("About Ember")
+            Accessible.name: text
+            DialogButtonBox.buttonRole: DialogButtonBox.HelpRole
+            onClicked: aboutDialog.open()
+        }
+        Button {
             objectName: "closeSettingsButton"
             text: qsTr("Close")
             Accessible.name: text
@@ -270,5 +277,9 @@ Dialog {
                 onClicked: dialog.settings.resetToDefaults()
             }
         }
+    }
+
+    AboutDialog {
+        id: aboutDialog
     }
 }

@@ -114,6 +114,7 @@ TEST(DesktopScreenshots, ModelPages) {
         << "the first run without a model shows the welcome page";
     shoot(window, QStringLiteral("page-welcome"));
     EXPECT_TRUE(findItem(window, QStringLiteral("starterButton"))) << "the first run offers the small starter";
+    EXPECT_TRUE(findItem(window, QStringLiteral("openModelFileButton"))) << "and a model file of one's own";
     QQuickItem* browse = findItem(window, QStringLiteral("browseCatalogButton"));
     ASSERT_TRUE(browse) << "and the catalog";
     click(browse);

@@ -57,6 +57,17 @@ def test_import_without_companions_has_no_vision(cli, tmp_path):
     assert len(e["files"]) == 1
 
 
+def test_import_pairs_a_standalone_draft_beside_the_model(cli, tmp_path):
+    model = copy_unit(tmp_path / "drafted", names=(MODEL, "mmproj-F32.gguf"))
+    # Any valid GGUF stands in for the draft: the pairing goes by name (catalog.h roleForFileName).
+    shutil.copy(unit_file("mmproj-F32.gguf"), tmp_path / "drafted" / "dflash-Tiny-MTP-Q8_0.gguf")
+    assert cli.run("import", str(model)).returncode == 0
+    e = cli.entry(MODEL)
+    assert {n: f["role"] for n, f in files_by_name(e).items()} == {
+        MODEL: "model", "mmproj-F32.gguf": "vision_projector", "dflash-Tiny-MTP-Q8_0.gguf": "draft"}
+    assert len(cli.library()) == 1, "the draft is a companion, not a model of its own"
+
+
 def test_import_rejects_what_is_not_a_gguf(cli, tmp_path):
     bad = tmp_path / "bad.gguf"
     shutil.copy(fixture_root() / "hub" / "ember-test" / "Broken-GGUF" / "broken.gguf", bad)

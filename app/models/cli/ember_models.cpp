@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 #include <QLoggingCategory>
 
+#include "ember_version.h"
 #include "models_cli.h"
 
 namespace ember::models::cli {
@@ -65,6 +66,7 @@ options:
                           (default: the file's size, at least 16 MiB)
   --progress              print progress lines to stderr (default when stderr is a terminal)
   --json                  machine-readable output
+  --version               print the version
 )";
 
 int usage() {
@@ -146,6 +148,9 @@ int main(int argc, char** argv) {
         } else if (a == "-h" || a == "--help") {
             out() << kUsage;
             out().flush();
+            return 0;
+        } else if (a == "--version") {
+            out() << "ember-models " << EMBER_VERSION << Qt::endl;
             return 0;
         } else if (a.startsWith("--") && rest.isEmpty()) {
             err() << "ember-models: unknown option '" << a << "'" << Qt::endl;
