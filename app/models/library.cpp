@@ -166,6 +166,23 @@ bool Library::remove(const QString& id, QStringList* deleted, QString* error) {
     return false;
 }
 
+QString Library::draftBeside(const QString& modelPath) {
+    // A standalone draft (dflash*.gguf, *-draft*.gguf: catalog.h roleForFileName) for speculative decoding: the one
+    // whose name shares the model's stem, else the only one in the folder.
+    const QFileInfo model(modelPath);
+    const QDir dir = model.absoluteDir();
+    QStringList drafts;
+    const QStringList ggufs =
+        dir.entryList({QStringLiteral("*.gguf"), QStringLiteral("*.GGUF")}, QDir::Files, QDir::Name);
+    for (const QString& name : ggufs)
+        if (roleForFileName(name) == QLatin1String(kRoleDraft) && name != model.fileName()) drafts.append(name);
+    drafts.removeDuplicates();
+    QString draft = drafts.size() == 1 ? drafts.first() : QString();
+    for (const QString& d : drafts)
+        if (QFileInfo(d).completeBaseName().contains(model.completeBaseName(), Qt::CaseInsensitive)) draft = d;
+    return draft.isEmpty() ? QString() : dir.absoluteFilePath(draft);
+}
+
 LibraryEntry Library::entryForLocalFile(const QString& modelPath, const QString& source) {
     const QFileInfo model(modelPath);
     LibraryEntry e;
@@ -193,20 +210,9 @@ LibraryEntry Library::entryForLocalFile(const QString& modelPath, const QString&
         p.size = QFileInfo(p.path).size();
         e.files.append(p);
     }
-    // A standalone draft (dflash*.gguf, *-draft*.gguf: catalog.h roleForFileName) for speculative decoding: the one
-    // whose name shares the model's stem, else the only one in the folder.
-    QStringList drafts;
-    const QStringList ggufs =
-        dir.entryList({QStringLiteral("*.gguf"), QStringLiteral("*.GGUF")}, QDir::Files, QDir::Name);
-    for (const QString& name : ggufs)
-        if (roleForFileName(name) == QLatin1String(kRoleDraft)) drafts.append(name);
-    drafts.removeDuplicates();
-    QString draft = drafts.size() == 1 ? drafts.first() : QString();
-    for (const QString& d : drafts)
-        if (QFileInfo(d).completeBaseName().contains(model.completeBaseName(), Qt::CaseInsensitive)) draft = d;
-    if (!draft.isEmpty()) {
+    if (const QString draft = Library::draftBeside(modelPath); !draft.isEmpty()) {
         LibraryFile f;
-        f.path = dir.absoluteFilePath(draft);
+        f.path = draft;
         f.role = QString::fromLatin1(kRoleDraft);
         f.size = QFileInfo(f.path).size();
         e.files.append(f);

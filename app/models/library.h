@@ -60,6 +60,8 @@ public:
 
     // A local model file with its companions from the same folder, ready to record (status unverified).
     static LibraryEntry entryForLocalFile(const QString& modelPath, const QString& source);
+    // The standalone DFlash draft paired with a model file by its folder (empty when there is none).
+    static QString draftBeside(const QString& modelPath);
     // The folder to reveal in a file manager for an entry (the app opens it; the library has no GUI).
     static QString revealFolder(const LibraryEntry& entry);
 

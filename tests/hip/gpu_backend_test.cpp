@@ -174,8 +174,9 @@ TEST_F(GpuBackendTest, EveryMatrixProductPathAgainstFloat64) {
         const std::vector<std::byte> bytes = quantized(type, rows, cols, random_values(rng_, rows * cols));
         const std::vector<double> w = dequantized(type, rows, cols, bytes);
         const Tensor tw = t.upload(type, rows, cols, bytes);
-        // 1-8 tokens: mat x vec (integer or float); 9 and more: tiles, including partial tiles.
-        for (int64_t tokens : {1, 3, 8, 9, 64, 100}) {
+        // 1-8 tokens: mat x vec (integer or float); 9-32 (verify batches): integer mat x vec in chunks of 8 where
+        // the type has it, else tiles; 33 and more: tiles, including partial tiles.
+        for (int64_t tokens : {1, 3, 8, 9, 32, 33, 64, 100}) {
             const std::vector<float> x = random_values(rng_, tokens * cols);
             const Tensor out = t.empty(TensorType::F32, tokens, rows);
             gpu->matmul(tw, t.f32(tokens, cols, x), out);
@@ -186,7 +187,10 @@ TEST_F(GpuBackendTest, EveryMatrixProductPathAgainstFloat64) {
                     for (int64_t c = 0; c < cols; ++c) s += w[r * cols + c] * x[n * cols + c];
                     want[n * rows + r] = s;
                 }
-            const double tolerance = gpu_kernels::has_integer_matvec(static_cast<uint32_t>(type)) && tokens <= 8 ? 3e-2 : 1e-4;
+            const double tolerance = gpu_kernels::has_integer_matvec(static_cast<uint32_t>(type)) &&
+                                             tokens <= gpu_backend::kChunkedMatvecMaxTokens
+                                         ? 3e-2
+                                         : 1e-4;
             EXPECT_LE(relative_error(t.download(out), want), tolerance)
                 << gguf::traits(type).name << ", " << tokens << " tokens";
         }

@@ -7,6 +7,7 @@
 #include <QLoggingCategory>
 #include <QThread>
 
+#include "library.h"
 #include "stream_buffer.h"
 
 namespace ember::desktop {
@@ -85,9 +86,22 @@ void EngineWorker::loadModel(quint64 loadId, const QString& path, int threads, q
         }
         return !cancelled();
     };
+    // A standalone DFlash draft beside the model (the library pairs it the same way) drafts for it; one that does
+    // not fit this model must not keep the model from loading.
+    const QString draft = models::Library::draftBeside(path);
+    if (!draft.isEmpty()) options.draft_file = draft.toStdString();
     try {
         if (cancelled()) throw LoadCancelled();
-        m_model = LoadedModel::load(path.toStdString(), options);
+        try {
+            m_model = LoadedModel::load(path.toStdString(), options);
+        } catch (const LoadCancelled&) {
+            throw;
+        } catch (const std::exception& e) {
+            if (!options.draft_file || dynamic_cast<const DeviceError*>(&e)) throw;
+            qCWarning(lcEngine) << "the draft beside the model cannot be used:" << e.what();
+            options.draft_file.reset();
+            m_model = LoadedModel::load(path.toStdString(), options);
+        }
         if (cancelled()) throw LoadCancelled();
         ensureSession(contextLength);
     } catch (const LoadCancelled& e) {

@@ -235,10 +235,17 @@ void ModelManager::onJobFinished(const QString& catalogId, bool ok) {
     r.state = ok ? QStringLiteral("done") : (r.state == QLatin1String("cancelled") ? r.state : QStringLiteral("failed"));
     r.error = ok ? QString() : job->error();
     m_downloads.upsert(r);
+    // A job that never reached its listing (e.g. another process holds the files' lock) learned nothing about the
+    // files: recording it would mark a good entry failed.
+    const bool learned = !job->listing().isEmpty() || !job->results().isEmpty();
     const models::LibraryEntry entry = entryForJob(*unit, *job, QDir(m_folder).filePath(unit->repo));
     m_jobs.remove(catalogId);
     job->deleteLater();
     updateCatalogState();
+    if (!learned) {
+        Q_EMIT downloadFinished(catalogId, QString(), ok);
+        return;
+    }
     const models::LibraryFile* model = entry.fileWithRole(QString::fromLatin1(models::kRoleModel));
     const QString modelPath = model ? model->path : QString();
     mutateLibrary(

@@ -11,12 +11,6 @@ namespace ember::gpu_backend {
 
 namespace gk = gpu_kernels;
 
-namespace {
-// Batches of up to this many tokens (speculative verification) run the mat x vec kernels in chunks of
-// gk::kMaxMatvecTokens; larger ones take the tiled and grouped prefill products.
-constexpr int64_t kChunkedMatvecMaxTokens = 32;
-}  // namespace
-
 GpuContext::GpuContext(const GpuBackendOptions& opts) : options(opts) {
     int count = 0;
     const gpu::Error e = gpu::device_count(&count);

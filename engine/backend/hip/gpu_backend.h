@@ -13,6 +13,10 @@
 
 namespace ember::gpu_backend {
 
+// Batches of up to this many tokens (speculative verification) run the mat x vec kernels in chunks of
+// gpu_kernels::kMaxMatvecTokens; larger ones take the tiled and grouped prefill products.
+inline constexpr int64_t kChunkedMatvecMaxTokens = 32;
+
 enum class WeightPlacement {
     automatic,  // in place on an integrated GPU (unified memory), uploaded on a discrete one
     upload,     // copied once into device memory
