@@ -12,10 +12,10 @@ namespace ember::server {
 
 class ApiError : public std::runtime_error {
 public:
-    ApiError(int status, std::string message, std::string param = {}, std::string code = {},
-             std::string type = "invalid_request_error")
-        : std::runtime_error(message), status(status), param(std::move(param)), code(std::move(code)),
-          type(std::move(type)) {}
+    ApiError(int http_status, const std::string& message, std::string param_name = {}, std::string error_code = {},
+             std::string error_type = "invalid_request_error")
+        : std::runtime_error(message), status(http_status), param(std::move(param_name)), code(std::move(error_code)),
+          type(std::move(error_type)) {}
 
     nlohmann::json body() const {
         return {{"error",

@@ -101,7 +101,7 @@ struct OpenAiServer::Impl {
         if (body.is_discarded()) throw ApiError(400, "the request body is not valid JSON", "", "invalid_json");
         return body;
     }
-    std::shared_ptr<GenerationJob> submit(GenerationJob::Work work, const GenerationOptions& options);
+    std::shared_ptr<GenerationJob> submit(GenerationJob::Work work, const GenerationOptions& generation);
     void forget(const std::shared_ptr<GenerationJob>& job) {
         std::lock_guard lock(jobs_mutex);
         jobs.erase(job);
@@ -117,11 +117,12 @@ struct OpenAiServer::Impl {
         return true;
     }
     void generate(const httplib::Request& req, httplib::Response& res, GenerationJob::Work work,
-                  const GenerationOptions& options, const StreamRequest& streaming, bool chat);
+                  const GenerationOptions& generation, const StreamRequest& streaming, bool chat);
 };
 
-std::shared_ptr<GenerationJob> OpenAiServer::Impl::submit(GenerationJob::Work work, const GenerationOptions& options) {
-    auto job = std::make_shared<GenerationJob>(std::move(work), options, ++admitted);
+std::shared_ptr<GenerationJob> OpenAiServer::Impl::submit(GenerationJob::Work work,
+                                                          const GenerationOptions& generation) {
+    auto job = std::make_shared<GenerationJob>(std::move(work), generation, ++admitted);
     {
         std::lock_guard lock(jobs_mutex);
         jobs.insert(job);
@@ -139,10 +140,10 @@ std::shared_ptr<GenerationJob> OpenAiServer::Impl::submit(GenerationJob::Work wo
 }
 
 void OpenAiServer::Impl::generate(const httplib::Request& req, httplib::Response& res, GenerationJob::Work work,
-                                  const GenerationOptions& options, const StreamRequest& streaming, bool chat) {
+                                  const GenerationOptions& generation, const StreamRequest& streaming, bool chat) {
     auto connection = std::make_shared<BusyConnection>(*watch, req);
     const ServedModel model = model_or_throw();
-    const auto job = submit(std::move(work), options);
+    const auto job = submit(std::move(work), generation);
     const ResponseIds ids{(chat ? "chatcmpl-" : "cmpl-") + random_hex(24), model.id, unix_now()};
     std::deque<StreamChunk> chunks;
     if (!wait_first(*job, *connection, chunks)) {
@@ -258,7 +259,8 @@ void OpenAiServer::Impl::routes() {
         return httplib::Server::HandlerResponse::Handled;
     });
     // Errors httplib raises itself (unknown path, oversized body, malformed HTTP) get an OpenAI error object too.
-    http.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+    http.set_error_handler(httplib::Server::HandlerWithResponse([this](const httplib::Request& req,
+                                                                       httplib::Response& res) {
         if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
         metrics->request_refused();
         std::string message = "HTTP error " + std::to_string(res.status);
@@ -270,7 +272,7 @@ void OpenAiServer::Impl::routes() {
         if (res.status == 400) message = "malformed HTTP request";
         reply_error(res, ApiError(res.status, message, "", code));
         return httplib::Server::HandlerResponse::Handled;
-    });
+    }));
     http.set_exception_handler([this](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
         metrics->request_refused();
         std::string what = "unknown error";
@@ -321,9 +323,9 @@ void OpenAiServer::Impl::routes() {
         if (r.response_schema) check_json_schema_text(*r.response_schema, "");  // unsupported schemas: 400 now
         GenerationJob::Work work = [conversation = std::move(r.conversation), schema = r.response_schema](
                                        EngineSlot& slot, const GenerationOptions& o, const StreamCallback& on_chunk) {
-            GenerationOptions options = o;
-            if (schema) options.constraint = make_json_schema_constraint(slot.model.tokenizer(), *schema);
-            return slot.session.chat(conversation, options, on_chunk);
+            GenerationOptions constrained = o;
+            if (schema) constrained.constraint = make_json_schema_constraint(slot.model.tokenizer(), *schema);
+            return slot.session.chat(conversation, constrained, on_chunk);
         };
         generate(req, res, std::move(work), r.options, r.streaming, true);
     });
