@@ -108,7 +108,12 @@ int ConnectionWatch::find_fd(const std::string& peer_address, int peer_port) {
         scan();
         it = connections_.find(key);
     }
-    return it == connections_.end() ? -1 : it->second.fd;
+    return it == connections_.end() || !it->second.seen ? -1 : it->second.fd;
+}
+
+void ConnectionWatch::request_arrived(const std::string& peer_address, int peer_port) {
+    std::lock_guard lock(mutex_);
+    if (find_fd(peer_address, peer_port) >= 0) connections_[key_of(peer_address, peer_port)].since = Clock::now();
 }
 
 void ConnectionWatch::handler_started(const std::string& peer_address, int peer_port) {

@@ -22,6 +22,8 @@ public:
     ConnectionWatch(int port, std::chrono::milliseconds request_deadline);
     ~ConnectionWatch();
 
+    // A whole request arrived from this peer: its deadline starts again.
+    void request_arrived(const std::string& peer_address, int peer_port);
     // A handler runs for the connection from this peer (the deadline does not apply meanwhile).
     void handler_started(const std::string& peer_address, int peer_port);
     void handler_finished(const std::string& peer_address, int peer_port);

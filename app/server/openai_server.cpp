@@ -249,6 +249,7 @@ void OpenAiServer::Impl::generate(const httplib::Request& req, httplib::Response
 
 void OpenAiServer::Impl::routes() {
     http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+        watch->request_arrived(req.remote_addr, req.remote_port);
         if (options.api_key.empty() || req.path == "/health") return httplib::Server::HandlerResponse::Unhandled;
         const std::string given = req.get_header_value("Authorization");
         if (given.starts_with("Bearer ") && same_key(std::string_view(given).substr(7), options.api_key))
