@@ -85,7 +85,7 @@ struct OpenAiServer::Impl {
     int port = 0;
     std::atomic<bool> stopping{false};
     std::shared_ptr<ServerMetrics> metrics = std::make_shared<ServerMetrics>();
-    std::atomic<uint64_t> admitted{0};
+    uint64_t admitted = 0;  // guarded by jobs_mutex
     std::shared_ptr<std::atomic<uint64_t>> started = std::make_shared<std::atomic<uint64_t>>(0);
     std::mutex jobs_mutex;
     std::set<std::shared_ptr<GenerationJob>> jobs;  // in flight, cancelled by stop()
@@ -122,11 +122,10 @@ struct OpenAiServer::Impl {
 
 std::shared_ptr<GenerationJob> OpenAiServer::Impl::submit(GenerationJob::Work work,
                                                           const GenerationOptions& generation) {
+    // Numbering and queueing are one step, so that the engine's order is the order of admission.
+    std::lock_guard lock(jobs_mutex);
     auto job = std::make_shared<GenerationJob>(std::move(work), generation, ++admitted);
-    {
-        std::lock_guard lock(jobs_mutex);
-        jobs.insert(job);
-    }
+    jobs.insert(job);
     metrics->request_admitted();
     // The engine may run the job after this server is gone: it holds what it needs by shared_ptr.
     host.post([job, m = metrics, seq = started](EngineSlot* slot) {
