@@ -157,10 +157,10 @@ void JsonSchemaMatcher::assign(const JsonSchemaMatcher& other) {
 bool JsonSchemaMatcher::can_end(const Frame& f) const {
     if (f.kind == Kind::number) return f.state == 2 || f.state == 3 || f.state == 5 || f.state == 8;
     if (f.kind != Kind::literal) return false;
-    const auto& words = f.state == 0 ? schema_->node(f.node).literals : std::vector<std::string>();
+    const std::vector<std::string>& literals = schema_->node(f.node).literals;
     for (size_t i = 0; i < kMaxChoices; ++i) {
         if (!(f.bits >> i & 1)) continue;
-        const std::string& w = f.state == 0 ? words[i] : kKeywords[i];
+        const std::string& w = f.state == 0 ? literals[i] : kKeywords[i];
         if (w.size() == static_cast<size_t>(f.count)) return true;
     }
     return false;
