@@ -155,7 +155,7 @@ void JsonSchemaMatcher::assign(const JsonSchemaMatcher& other) {
 }
 
 bool JsonSchemaMatcher::can_end(const Frame& f) const {
-    if (f.kind == Kind::number) return f.state == 2 || f.state == 3 || f.state == 5 || f.state == 8;
+    if (f.kind == Kind::number) return f.state == 2 || f.state == 3 || f.state == 5 || f.state >= 8;
     if (f.kind != Kind::literal) return false;
     const std::vector<std::string>& literals = schema_->node(f.node).literals;
     for (size_t i = 0; i < kMaxChoices; ++i) {
@@ -298,7 +298,7 @@ bool JsonSchemaMatcher::feed_frame(unsigned char c) {
         }
         case Kind::string:
         case Kind::key: {
-            const uint8_t escape = f.state & 0x0f;
+            const uint8_t escape = f.state & 0x0f;  // 0x10: a key that may be any name; 0x20: \uD... seen
             const bool is_key = f.kind == Kind::key;
             if (escape == 0 && c == '"') {
                 if (!is_key) return close();
@@ -325,8 +325,11 @@ bool JsonSchemaMatcher::feed_frame(unsigned char c) {
                     f.state &= 0xf0;
                 else return false;
             } else {
+                // \uXXXX, but no surrogate halves (\uD800-\uDFFF): strict parsers refuse unpaired ones.
                 if (!is_hex(c)) return false;
-                f.state = static_cast<uint8_t>((f.state & 0xf0) | (escape == 2 ? 0 : escape - 1));
+                if (escape == 4 && (f.state & 0x20) && !(c >= '0' && c <= '7')) return false;
+                const uint8_t surrogate = escape == 5 && (c == 'd' || c == 'D') ? 0x20 : 0;
+                f.state = static_cast<uint8_t>((f.state & 0xd0) | surrogate | (escape == 2 ? 0 : escape - 1));
             }
             if (!is_key) return true;
             uint64_t alive = 0;
@@ -356,7 +359,8 @@ bool JsonSchemaMatcher::feed_frame(unsigned char c) {
             case 5: next = is_digit(c) && !capped ? 5 : (c == 'e' || c == 'E') ? 6 : 0xff; break;
             case 6: next = (c == '+' || c == '-') ? 7 : is_digit(c) ? 8 : 0xff; break;
             case 7: next = is_digit(c) ? 8 : 0xff; break;
-            case 8: next = is_digit(c) && !capped ? 8 : 0xff; break;
+            case 8: next = is_digit(c) ? 9 : 0xff; break;  // exponents of two digits at most: no overflow
+            case 9: break;
             }
             if (next != 0xff) {
                 f.state = next;
