@@ -243,14 +243,17 @@ ChatRequest parse_chat_request(const json& body, const ServedModel& model) {
     if (r.response_schema && !r.conversation.kwargs.contains("enable_thinking"))
         r.conversation.kwargs["enable_thinking"] = false;
 
-    std::string choice = "auto";
+    std::string choice = "auto", named;  // named: the one function tool_choice asks for
     if (const json* tc = field(body, "tool_choice")) {
         if (tc->is_string()) {
             choice = tc->get<std::string>();
             if (choice != "none" && choice != "auto" && choice != "required")
                 throw bad("tool_choice", "must be none, auto, required or a function");
-        } else if (!tc->is_object() || !field(*tc, "function") || !(*tc)["function"].is_object()) {
-            throw bad("tool_choice", "must be none, auto, required or {\"type\": \"function\", \"function\": {...}}");
+        } else if (tc->is_object() && field(*tc, "function") && (*tc)["function"].is_object() &&
+                   field((*tc)["function"], "name") && (*tc)["function"]["name"].is_string()) {
+            named = (*tc)["function"]["name"].get<std::string>();
+        } else {
+            throw bad("tool_choice", "must be none, auto, required or {\"type\": \"function\", \"function\": {\"name\": ...}}");
         }
     }
     if (const json* tools = field(body, "tools")) {
@@ -261,10 +264,16 @@ ChatRequest parse_chat_request(const json& body, const ServedModel& model) {
             if (!fn || !fn->is_object() || !field(*fn, "name") || !(*fn)["name"].is_string())
                 throw bad("tools[" + std::to_string(i) + "].function.name", "must be a string");
         }
-        if (choice != "none" && !tools->empty()) {
-            r.conversation.tools = *tools;
+        json offered = json::array();
+        for (const json& t : *tools)
+            if (named.empty() || t["function"]["name"] == named) offered.push_back(t);
+        if (!named.empty() && offered.empty()) throw bad("tool_choice", "names no function given in tools");
+        if (choice != "none" && !offered.empty()) {
+            r.conversation.tools = std::move(offered);
             r.has_tools = true;
         }
+    } else if (!named.empty()) {
+        throw bad("tool_choice", "names a function but no tools are given");
     }
     return r;
 }
