@@ -268,10 +268,7 @@ ChatRequest parse_chat_request(const json& body, const ServedModel& model) {
         for (const json& t : *tools)
             if (named.empty() || t["function"]["name"] == named) offered.push_back(t);
         if (!named.empty() && offered.empty()) throw bad("tool_choice", "names no function given in tools");
-        if (choice != "none" && !offered.empty()) {
-            r.conversation.tools = std::move(offered);
-            r.has_tools = true;
-        }
+        if (choice != "none" && !offered.empty()) r.conversation.tools = std::move(offered);
     } else if (!named.empty()) {
         throw bad("tool_choice", "names a function but no tools are given");
     }

@@ -26,7 +26,6 @@ struct ChatRequest {
     StreamRequest streaming;
     // response_format json_object / json_schema: the schema the reply must validate against.
     std::optional<nlohmann::json> response_schema;
-    bool has_tools = false;
 };
 
 struct CompletionRequest {
