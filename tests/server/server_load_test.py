@@ -71,7 +71,6 @@ def test_disconnect_frees_the_engine(serve):
     for stream in (True, False):
         body = ('{"messages": [{"role": "user", "content": "go"}], "max_tokens": 1000000, "stream": %s}'
                 % ("true" if stream else "false")).encode()
-        before = s.metric("generated_tokens_total")
         sock = open_stream(s, body)
         if stream:
             got = b""
@@ -84,9 +83,9 @@ def test_disconnect_frees_the_engine(serve):
         result = {}
 
         def second():
-            result["sent"] = time.monotonic()
             result["reply"] = client.chat.completions.create(
                 model="any", messages=[{"role": "user", "content": "hi"}], max_tokens=3)
+            result["done"] = time.monotonic()
 
         waiter = threading.Thread(target=second)
         waiter.start()
@@ -94,14 +93,13 @@ def test_disconnect_frees_the_engine(serve):
         closed = time.monotonic()
         sock.close()
         waiter.join(timeout=30)
-        reply = result["reply"]
-        # How long the engine kept the hung-up request after the close: the second one's wait from then on.
-        waited_ms = reply.model_extra["timings"]["queued_ms"] - 1e3 * (closed - result["sent"])
-        cancelled = s.metric("generated_tokens_total") - before - reply.usage.completion_tokens
+        timings = result["reply"].model_extra["timings"]
+        # From the hang-up to the end of the second request, less the second request's own work: how long the
+        # engine stayed with the request whose client had gone (an upper bound: it includes the HTTP round trip).
+        waited_ms = 1e3 * (result["done"] - closed) - timings["prompt_ms"] - timings["predicted_ms"]
         per_token_ms = 1e3 * s.metric("decode_seconds_total") / s.metric("generated_tokens_total")
-        print(f"\ndisconnect ({'stream' if stream else 'plain'}): the engine was free {waited_ms:.1f} ms after the "
-              f"client hung up ({per_token_ms:.2f} ms per token, 20 ms hang-up polling); the cancelled request "
-              f"made {cancelled:.0f} tokens")
+        print(f"\ndisconnect ({'stream' if stream else 'plain'}): the engine was free at most {waited_ms:.1f} ms "
+              f"after the client hung up ({per_token_ms:.2f} ms per token here; hang-ups are polled every 20 ms)")
         assert waited_ms < 250, waited_ms
         assert s.metric("requests_running") == 0
         assert s.alive()
