@@ -131,6 +131,13 @@ void ConnectionWatch::handler_finished(const std::string& peer_address, int peer
     it->second.since = Clock::now();
 }
 
+void ConnectionWatch::close_all() {
+    std::lock_guard lock(mutex_);
+    scan();
+    for (const auto& [key, c] : connections_)
+        if (c.seen && endpoint(c.fd, true) == key) ::shutdown(c.fd, SHUT_RDWR);
+}
+
 bool ConnectionWatch::peer_closed(const std::string& peer_address, int peer_port) {
     int fd = -1;
     {

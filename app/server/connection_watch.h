@@ -27,6 +27,8 @@ public:
     // A handler runs for the connection from this peer (the deadline does not apply meanwhile).
     void handler_started(const std::string& peer_address, int peer_port);
     void handler_finished(const std::string& peer_address, int peer_port);
+    // Shuts every connection down (the server stops: idle keep-alive connections would hold it for seconds).
+    void close_all();
     // Whether the client at this peer address has closed its connection (or it is gone). Cheap: one poll(2).
     bool peer_closed(const std::string& peer_address, int peer_port);
 

@@ -386,6 +386,7 @@ void OpenAiServer::stop() {
         for (const auto& job : s.jobs) job->cancel();
     }
     s.http.stop();
+    s.watch->close_all();
     s.listener.join();
     s.watch.reset();
 }
