@@ -14,10 +14,14 @@
 namespace ember::cli {
 
 int run_serve(const Args& raw) {
-    const ParsedArgs args(raw, join(model_option_specs(),
-                                    {{"--mmproj", ""}, {"--host", ""}, {"--port", ""}, {"--api-key", ""},
-                                     {"--alias", ""}, {"--max-body-mb", ""}, {"--request-timeout", ""},
-                                     {"--http-threads", ""}}));
+    const ParsedArgs args(raw, join(model_option_specs(), {{"--mmproj", ""},
+                                                           {"--host", ""},
+                                                           {"--port", ""},
+                                                           {"--api-key", ""},
+                                                           {"--alias", ""},
+                                                           {"--max-body-mb", ""},
+                                                           {"--request-timeout", ""},
+                                                           {"--http-threads", ""}}));
     if (args.has("--mmproj"))
         throw Error("--mmproj " + args.get("--mmproj") + ": vision projectors are not supported by this build yet");
     server::ServerOptions options;
@@ -49,7 +53,8 @@ int run_serve(const Args& raw) {
     http.start();
     std::cout << "listening on " << http.base_url() << std::endl;
     if (options.host != "127.0.0.1" && options.host != "localhost" && options.host != "::1" && options.api_key.empty())
-        std::cerr << "warning: serving on " << options.host << " without --api-key: anyone who can reach it may use it\n";
+        std::cerr << "warning: serving on " << options.host
+                  << " without --api-key: anyone who can reach it may use it\n";
     int signal = 0;
     sigwait(&signals, &signal);
     std::cerr << "stopping\n";

@@ -14,7 +14,10 @@ class ApiError : public std::runtime_error {
 public:
     ApiError(int http_status, const std::string& message, std::string param_name = {}, std::string error_code = {},
              std::string error_type = "invalid_request_error")
-        : std::runtime_error(message), status(http_status), param(std::move(param_name)), code(std::move(error_code)),
+        : std::runtime_error(message),
+          status(http_status),
+          param(std::move(param_name)),
+          code(std::move(error_code)),
           type(std::move(error_type)) {}
 
     nlohmann::json body() const {

@@ -10,7 +10,9 @@ namespace {
 
 using nlohmann::json;
 
-ApiError bad(const std::string& param, const std::string& problem) { return ApiError(400, param + ": " + problem, param); }
+ApiError bad(const std::string& param, const std::string& problem) {
+    return ApiError(400, param + ": " + problem, param);
+}
 
 const json* field(const json& body, const char* name) {
     const auto it = body.find(name);
@@ -61,10 +63,12 @@ bool valid_base64(std::string_view s) {
 // An image_url part: refused with the reason (bad data, remote URL, no projector).
 void check_image(const json& part, const std::string& where, const ServedModel& model) {
     const json* image = field(part, "image_url");
-    const json* url = image && image->is_object() ? field(*image, "url") : (image && image->is_string() ? image : nullptr);
+    const json* url =
+        image && image->is_object() ? field(*image, "url") : (image && image->is_string() ? image : nullptr);
     if (!url || !url->is_string()) throw bad(where + ".image_url.url", "must be a string");
     const std::string& u = url->get_ref<const std::string&>();
-    if (!u.starts_with("data:")) throw bad(where + ".image_url.url", "remote image URLs are not allowed; send a data: URL");
+    if (!u.starts_with("data:"))
+        throw bad(where + ".image_url.url", "remote image URLs are not allowed; send a data: URL");
     const size_t comma = u.find(',');
     if (comma == std::string::npos || u.substr(0, comma).find(";base64") == std::string::npos)
         throw bad(where + ".image_url.url", "must be a base64 data URL (data:image/png;base64,...)");
@@ -180,8 +184,10 @@ GenerationOptions generation_options(const json& body, StreamRequest& streaming)
     options.on_context_full = ContextFullPolicy::stop;
     SamplingParams& p = options.sampling;
     p.temperature = 1.0f;  // OpenAI's default
-    if (auto v = integer(body, "max_completion_tokens", 1, 1 << 24)) options.max_tokens = static_cast<int>(*v);
-    else if (auto w = integer(body, "max_tokens", 1, 1 << 24)) options.max_tokens = static_cast<int>(*w);
+    if (auto v = integer(body, "max_completion_tokens", 1, 1 << 24))
+        options.max_tokens = static_cast<int>(*v);
+    else if (auto w = integer(body, "max_tokens", 1, 1 << 24))
+        options.max_tokens = static_cast<int>(*w);
     if (auto v = number(body, "temperature", 0, 2)) p.temperature = static_cast<float>(*v);
     if (auto v = number(body, "top_p", 0, 1)) p.top_p = static_cast<float>(*v);
     if (auto v = integer(body, "top_k", 0, 1 << 20)) p.top_k = static_cast<int>(*v);
@@ -253,7 +259,8 @@ ChatRequest parse_chat_request(const json& body, const ServedModel& model) {
                    field((*tc)["function"], "name") && (*tc)["function"]["name"].is_string()) {
             named = (*tc)["function"]["name"].get<std::string>();
         } else {
-            throw bad("tool_choice", "must be none, auto, required or {\"type\": \"function\", \"function\": {\"name\": ...}}");
+            throw bad("tool_choice",
+                      "must be none, auto, required or {\"type\": \"function\", \"function\": {\"name\": ...}}");
         }
     }
     if (const json* tools = field(body, "tools")) {
@@ -285,7 +292,8 @@ CompletionRequest parse_completion_request(const json& body) {
     r.prompt = prompt->get<std::string>();
     if (r.prompt.empty()) throw bad("prompt", "is empty");
     r.options = generation_options(body, r.streaming);
-    if (!field(body, "max_tokens") && !field(body, "max_completion_tokens")) r.options.max_tokens = 16;  // the completions API's default
+    if (!field(body, "max_tokens") && !field(body, "max_completion_tokens"))
+        r.options.max_tokens = 16;  // the completions API's default
     return r;
 }
 

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "api_error.h"
-#include "engine_host.h"
 #include "ember/runtime.h"
+#include "engine_host.h"
 
 namespace ember::server {
 

@@ -9,9 +9,11 @@ using nlohmann::json;
 std::string finish_reason(StopReason reason, bool has_tool_calls) {
     if (has_tool_calls) return "tool_calls";
     switch (reason) {
-    case StopReason::max_tokens:
-    case StopReason::context_full: return "length";
-    default: return "stop";
+        case StopReason::max_tokens:
+        case StopReason::context_full:
+            return "length";
+        default:
+            return "stop";
     }
 }
 
@@ -41,10 +43,11 @@ json timings_of(const GenerationStats& s, double queued_seconds) {
 json tool_calls_json(const std::vector<chat::ToolCall>& calls, const std::string& response_id, size_t first) {
     json out = json::array();
     for (size_t i = 0; i < calls.size(); ++i)
-        out.push_back({{"index", first + i},
-                       {"id", "call_" + response_id.substr(response_id.find('-') + 1) + "_" + std::to_string(first + i)},
-                       {"type", "function"},
-                       {"function", {{"name", calls[i].name}, {"arguments", calls[i].arguments.dump()}}}});
+        out.push_back(
+            {{"index", first + i},
+             {"id", "call_" + response_id.substr(response_id.find('-') + 1) + "_" + std::to_string(first + i)},
+             {"type", "function"},
+             {"function", {{"name", calls[i].name}, {"arguments", calls[i].arguments.dump()}}}});
     return out;
 }
 
@@ -61,23 +64,23 @@ json chat_completion(const ResponseIds& ids, const GenerationResult& r, double q
             {"created", ids.created},
             {"model", ids.model},
             {"system_fingerprint", "ember"},
-            {"choices",
-             json::array({{{"index", 0},
-                           {"message", message},
-                           {"logprobs", nullptr},
-                           {"finish_reason", finish_reason(r.stop_reason, !r.tool_calls.empty())}}})},
+            {"choices", json::array({{{"index", 0},
+                                      {"message", message},
+                                      {"logprobs", nullptr},
+                                      {"finish_reason", finish_reason(r.stop_reason, !r.tool_calls.empty())}}})},
             {"usage", usage_of(r.stats)},
             {"timings", timings_of(r.stats, queued_seconds)}};
 }
 
 json chat_chunk(const ResponseIds& ids, json delta, const json& finish) {
-    return {{"id", ids.id},
-            {"object", "chat.completion.chunk"},
-            {"created", ids.created},
-            {"model", ids.model},
-            {"system_fingerprint", "ember"},
-            {"choices", json::array({{{"index", 0}, {"delta", std::move(delta)}, {"logprobs", nullptr},
-                                      {"finish_reason", finish}}})}};
+    return {
+        {"id", ids.id},
+        {"object", "chat.completion.chunk"},
+        {"created", ids.created},
+        {"model", ids.model},
+        {"system_fingerprint", "ember"},
+        {"choices",
+         json::array({{{"index", 0}, {"delta", std::move(delta)}, {"logprobs", nullptr}, {"finish_reason", finish}}})}};
 }
 
 json text_completion(const ResponseIds& ids, const GenerationResult& r, double queued_seconds) {
@@ -85,18 +88,21 @@ json text_completion(const ResponseIds& ids, const GenerationResult& r, double q
             {"object", "text_completion"},
             {"created", ids.created},
             {"model", ids.model},
-            {"choices", json::array({{{"index", 0}, {"text", r.content}, {"logprobs", nullptr},
+            {"choices", json::array({{{"index", 0},
+                                      {"text", r.content},
+                                      {"logprobs", nullptr},
                                       {"finish_reason", finish_reason(r.stop_reason, false)}}})},
             {"usage", usage_of(r.stats)},
             {"timings", timings_of(r.stats, queued_seconds)}};
 }
 
 json text_chunk(const ResponseIds& ids, const std::string& text, const json& finish) {
-    return {{"id", ids.id},
-            {"object", "text_completion"},
-            {"created", ids.created},
-            {"model", ids.model},
-            {"choices", json::array({{{"index", 0}, {"text", text}, {"logprobs", nullptr}, {"finish_reason", finish}}})}};
+    return {
+        {"id", ids.id},
+        {"object", "text_completion"},
+        {"created", ids.created},
+        {"model", ids.model},
+        {"choices", json::array({{{"index", 0}, {"text", text}, {"logprobs", nullptr}, {"finish_reason", finish}}})}};
 }
 
 }  // namespace ember::server

@@ -13,7 +13,7 @@
 namespace ember::server {
 
 struct ResponseIds {
-    std::string id;     // "chatcmpl-..." / "cmpl-..."
+    std::string id;  // "chatcmpl-..." / "cmpl-..."
     std::string model;
     int64_t created = 0;
 };

@@ -42,7 +42,9 @@ std::string endpoint(int fd, bool peer, int* port = nullptr) {
     return std::string(text) + ":" + std::to_string(p);
 }
 
-std::string key_of(const std::string& address, int port) { return address + ":" + std::to_string(port); }
+std::string key_of(const std::string& address, int port) {
+    return address + ":" + std::to_string(port);
+}
 
 }  // namespace
 

@@ -33,7 +33,9 @@ void reply(httplib::Response& res, int status, const json& body) {
     res.set_content(body.dump(), "application/json");
 }
 
-void reply_error(httplib::Response& res, const ApiError& e) { reply(res, e.status, e.body()); }
+void reply_error(httplib::Response& res, const ApiError& e) {
+    reply(res, e.status, e.body());
+}
 
 std::string random_hex(size_t n) {
     thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -43,10 +45,13 @@ std::string random_hex(size_t n) {
 }
 
 int64_t unix_now() {
-    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
-std::string sse(const json& event) { return "data: " + event.dump() + "\n\n"; }
+std::string sse(const json& event) {
+    return "data: " + event.dump() + "\n\n";
+}
 
 // Marks a connection busy with a handler (the request deadline does not apply) for as long as it lives.
 class BusyConnection {
@@ -130,8 +135,10 @@ std::shared_ptr<GenerationJob> OpenAiServer::Impl::submit(GenerationJob::Work wo
     // The engine may run the job after this server is gone: it holds what it needs by shared_ptr.
     host.post([job, m = metrics, seq = started](EngineSlot* slot) {
         const bool runs = slot && !job->cancelled();
-        if (runs) m->request_started();
-        else m->request_dropped();
+        if (runs)
+            m->request_started();
+        else
+            m->request_dropped();
         job->run(slot, runs ? ++*seq : 0);
         if (runs) m->request_finished(job->result() ? &job->result()->stats : nullptr);
     });
@@ -149,8 +156,8 @@ void OpenAiServer::Impl::generate(const httplib::Request& req, httplib::Response
         forget(job);
         throw ApiError(499, "the request was cancelled", "", "cancelled");
     }
-    res.set_header("X-Ember-Queue", "admitted=" + std::to_string(job->admitted()) +
-                                        " started=" + std::to_string(job->started()));
+    res.set_header("X-Ember-Queue",
+                   "admitted=" + std::to_string(job->admitted()) + " started=" + std::to_string(job->started()));
 
     if (!streaming.stream) {
         while (!job->wait(kPollInterval, chunks)) {
@@ -164,8 +171,8 @@ void OpenAiServer::Impl::generate(const httplib::Request& req, httplib::Response
         forget(job);
         if (job->error()) throw *job->error();
         const GenerationResult& r = *job->result();
-        reply(res, 200, chat ? chat_completion(ids, r, job->queued_seconds())
-                             : text_completion(ids, r, job->queued_seconds()));
+        reply(res, 200,
+              chat ? chat_completion(ids, r, job->queued_seconds()) : text_completion(ids, r, job->queued_seconds()));
         return;
     }
 
@@ -254,25 +261,25 @@ void OpenAiServer::Impl::routes() {
         if (given.starts_with("Bearer ") && same_key(std::string_view(given).substr(7), options.api_key))
             return httplib::Server::HandlerResponse::Unhandled;
         metrics->request_refused();
-        reply_error(res, ApiError(401, "a valid API key is required: send 'Authorization: Bearer KEY'", "",
-                                  "invalid_api_key"));
+        reply_error(
+            res, ApiError(401, "a valid API key is required: send 'Authorization: Bearer KEY'", "", "invalid_api_key"));
         return httplib::Server::HandlerResponse::Handled;
     });
     // Errors httplib raises itself (unknown path, oversized body, malformed HTTP) get an OpenAI error object too.
-    http.set_error_handler(httplib::Server::HandlerWithResponse([this](const httplib::Request& req,
-                                                                       httplib::Response& res) {
-        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-        metrics->request_refused();
-        std::string message = "HTTP error " + std::to_string(res.status);
-        std::string code;
-        if (res.status == 404) message = "no such endpoint: " + req.method + " " + req.path, code = "not_found";
-        if (res.status == 413)
-            message = "the request body is larger than " + std::to_string(options.max_body_bytes) + " bytes",
-            code = "body_too_large";
-        if (res.status == 400) message = "malformed HTTP request";
-        reply_error(res, ApiError(res.status, message, "", code));
-        return httplib::Server::HandlerResponse::Handled;
-    }));
+    http.set_error_handler(
+        httplib::Server::HandlerWithResponse([this](const httplib::Request& req, httplib::Response& res) {
+            if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+            metrics->request_refused();
+            std::string message = "HTTP error " + std::to_string(res.status);
+            std::string code;
+            if (res.status == 404) message = "no such endpoint: " + req.method + " " + req.path, code = "not_found";
+            if (res.status == 413)
+                message = "the request body is larger than " + std::to_string(options.max_body_bytes) + " bytes",
+                code = "body_too_large";
+            if (res.status == 400) message = "malformed HTTP request";
+            reply_error(res, ApiError(res.status, message, "", code));
+            return httplib::Server::HandlerResponse::Handled;
+        }));
     http.set_exception_handler([this](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
         metrics->request_refused();
         std::string what = "unknown error";
@@ -300,8 +307,10 @@ void OpenAiServer::Impl::routes() {
     };
 
     http.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
-        if (host.served_model()) reply(res, 200, {{"status", "ok"}});
-        else reply(res, 503, {{"status", "no model is loaded"}});
+        if (host.served_model())
+            reply(res, 200, {{"status", "ok"}});
+        else
+            reply(res, 503, {{"status", "no model is loaded"}});
     });
     http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
         const auto m = host.served_model();
@@ -310,7 +319,10 @@ void OpenAiServer::Impl::routes() {
     const auto models = guarded([this](const httplib::Request&, httplib::Response& res) {
         json data = json::array();
         if (const auto m = host.served_model())
-            data.push_back({{"id", m->id}, {"object", "model"}, {"created", m->created}, {"owned_by", "ember"},
+            data.push_back({{"id", m->id},
+                            {"object", "model"},
+                            {"created", m->created},
+                            {"owned_by", "ember"},
                             {"meta", {{"n_ctx", m->n_ctx}}}});
         reply(res, 200, {{"object", "list"}, {"data", data}});
     });
@@ -338,8 +350,10 @@ void OpenAiServer::Impl::routes() {
                                                                   const StreamCallback& on_chunk) {
             const auto tokens = slot.model.tokenizer().encode(prompt, true, true);
             if (static_cast<int64_t>(tokens.size()) >= slot.session.n_ctx())
-                throw ApiError(400, "the prompt has " + std::to_string(tokens.size()) + " tokens and the context holds " +
-                                        std::to_string(slot.session.n_ctx()), "prompt", "context_length_exceeded");
+                throw ApiError(400,
+                               "the prompt has " + std::to_string(tokens.size()) + " tokens and the context holds " +
+                                   std::to_string(slot.session.n_ctx()),
+                               "prompt", "context_length_exceeded");
             return slot.session.generate(tokens, o, on_chunk);
         };
         generate(req, res, std::move(work), r.options, r.streaming, false);
@@ -351,7 +365,9 @@ void OpenAiServer::Impl::routes() {
 OpenAiServer::OpenAiServer(EngineHost& host, ServerOptions options)
     : impl_(std::make_unique<Impl>(host, std::move(options))) {}
 
-OpenAiServer::~OpenAiServer() { stop(); }
+OpenAiServer::~OpenAiServer() {
+    stop();
+}
 
 void OpenAiServer::start() {
     Impl& s = *impl_;
@@ -391,8 +407,12 @@ void OpenAiServer::stop() {
     s.watch.reset();
 }
 
-bool OpenAiServer::running() const { return impl_->listener.joinable(); }
-int OpenAiServer::port() const { return impl_->port; }
+bool OpenAiServer::running() const {
+    return impl_->listener.joinable();
+}
+int OpenAiServer::port() const {
+    return impl_->port;
+}
 std::string OpenAiServer::base_url() const {
     const std::string& h = impl_->options.host;
     const std::string host = h == "0.0.0.0" ? "127.0.0.1" : h.find(':') != std::string::npos ? "[" + h + "]" : h;

@@ -19,12 +19,12 @@ namespace ember::server {
 
 struct ServerOptions {
     std::string host = "127.0.0.1";
-    int port = 8080;                       // 0: any free port (see port())
-    std::string api_key;                   // empty: no key needed
-    size_t max_body_bytes = 8 << 20;       // larger bodies get 413
-    std::chrono::seconds io_timeout{10};   // one read or write of a connection
+    int port = 8080;                                    // 0: any free port (see port())
+    std::string api_key;                                // empty: no key needed
+    size_t max_body_bytes = 8 << 20;                    // larger bodies get 413
+    std::chrono::seconds io_timeout{10};                // one read or write of a connection
     std::chrono::milliseconds request_deadline{10000};  // a whole request, from connecting or the last response
-    int http_threads = 16;                 // connections served at once (generations still queue on the engine)
+    int http_threads = 16;  // connections served at once (generations still queue on the engine)
 };
 
 class OpenAiServer {
@@ -37,7 +37,7 @@ public:
     // Cancels the generations in flight, stops listening and waits for the HTTP threads (about one token).
     void stop();
     bool running() const;
-    int port() const;             // the bound port (after start)
+    int port() const;              // the bound port (after start)
     std::string base_url() const;  // "http://127.0.0.1:8080/v1"
 
 private:

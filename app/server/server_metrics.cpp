@@ -26,8 +26,8 @@ void ServerMetrics::request_finished(const GenerationStats* stats) {
 std::string ServerMetrics::render(const std::string& model_id) const {
     std::ostringstream out;
     auto metric = [&](const char* name, const char* type, const char* help, double value) {
-        out << "# HELP ember_" << name << " " << help << "\n# TYPE ember_" << name << " " << type << "\nember_"
-            << name << "{model=\"" << model_id << "\"} " << value << "\n";
+        out << "# HELP ember_" << name << " " << help << "\n# TYPE ember_" << name << " " << type << "\nember_" << name
+            << "{model=\"" << model_id << "\"} " << value << "\n";
     };
     std::lock_guard lock(mutex_);
     metric("requests_total", "counter", "Generation requests admitted.", double(requests_.load()));

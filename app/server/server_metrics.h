@@ -13,10 +13,16 @@ namespace ember::server {
 
 class ServerMetrics {
 public:
-    void request_admitted() { ++requests_; ++queued_; }
-    void request_started() { --queued_; ++running_; }
+    void request_admitted() {
+        ++requests_;
+        ++queued_;
+    }
+    void request_started() {
+        --queued_;
+        ++running_;
+    }
     void request_finished(const GenerationStats* stats);  // stats null when the request failed before the engine
-    void request_dropped() { --queued_; }                  // left the queue without running
+    void request_dropped() { --queued_; }                 // left the queue without running
     void request_refused() { ++errors_; }
     int64_t queue_length() const { return queued_.load(); }
 

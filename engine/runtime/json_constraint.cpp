@@ -36,7 +36,8 @@ public:
         bool complete() const override { return matcher_.complete(); }
         void accept(int32_t token) override {
             if (token < 0 || static_cast<size_t>(token) >= owner_.pieces_.size()) return;
-            for (const char c : owner_.pieces_[static_cast<size_t>(token)]) matcher_.feed(static_cast<unsigned char>(c));
+            for (const char c : owner_.pieces_[static_cast<size_t>(token)])
+                matcher_.feed(static_cast<unsigned char>(c));
         }
 
     private:

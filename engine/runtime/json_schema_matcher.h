@@ -17,7 +17,13 @@ namespace ember::runtime {
 // A schema compiled into nodes (index 0 is the root).
 struct JsonSchemaNode {
     enum Type : uint8_t {
-        kNull = 1, kBoolean = 2, kInteger = 4, kNumber = 8, kString = 16, kArray = 32, kObject = 64,
+        kNull = 1,
+        kBoolean = 2,
+        kInteger = 4,
+        kNumber = 8,
+        kString = 16,
+        kArray = 32,
+        kObject = 64,
         kAny = 127
     };
     uint8_t types = kAny;
@@ -25,10 +31,10 @@ struct JsonSchemaNode {
     // Objects: property names as they appear between the quotes (JSON-escaped), their nodes, which are required.
     std::vector<std::string> property_names;
     std::vector<int> property_nodes;
-    uint64_t required = 0;      // bit i: property i is required
-    int additional_node = -1;   // the node of other properties' values; -1: no other properties
+    uint64_t required = 0;     // bit i: property i is required
+    int additional_node = -1;  // the node of other properties' values; -1: no other properties
     // Arrays.
-    int items_node = -1;        // -1: any value
+    int items_node = -1;  // -1: any value
     int64_t min_items = 0, max_items = -1;
 };
 
@@ -62,8 +68,8 @@ private:
         Kind kind;
         uint8_t state = 0;
         int32_t node = 0;
-        uint64_t bits = 0;   // object: properties seen; key/literal: candidates still alive
-        int32_t count = 0;   // array: items; key/literal: bytes matched; string: \u digits left
+        uint64_t bits = 0;  // object: properties seen; key/literal: candidates still alive
+        int32_t count = 0;  // array: items; key/literal: bytes matched; string: \u digits left
     };
     bool start_value(int node, unsigned char c);
     bool feed_frame(unsigned char c);

@@ -2,7 +2,8 @@
 // The app's Local server switch end to end: the real window on the offscreen platform, the switch clicked in
 // Settings, a request from the official openai client (another process) answered by the model loaded in the app;
 // while the client's stream holds the engine the window takes typing and its chat turn waits, then runs once the
-// client hangs up; a screenshot of the settings with the server running (<build>/screenshots/settings-local-server.png).
+// client hangs up; a screenshot of the settings with the server running
+// (<build>/screenshots/settings-local-server.png).
 #include <gtest/gtest.h>
 
 #include <QDir>

@@ -12,8 +12,12 @@ using nlohmann::json;
 
 namespace {
 
-bool accepts(const json& schema, std::string_view text) { return check_json_schema_text(schema, text).complete; }
-bool prefix(const json& schema, std::string_view text) { return check_json_schema_text(schema, text).prefix_ok; }
+bool accepts(const json& schema, std::string_view text) {
+    return check_json_schema_text(schema, text).complete;
+}
+bool prefix(const json& schema, std::string_view text) {
+    return check_json_schema_text(schema, text).prefix_ok;
+}
 
 const json kPerson = json::parse(R"({
   "type": "object",
@@ -35,22 +39,23 @@ const json kPerson = json::parse(R"({
 TEST(JsonSchemaGrammar, AcceptsValidObjects) {
     EXPECT_TRUE(accepts(kPerson, R"({"name":"Ann","age":3})"));
     EXPECT_TRUE(accepts(kPerson, "{ \"age\": -12, \"name\": \"B\\\"o\\u00e9\" }"));
-    EXPECT_TRUE(accepts(kPerson, R"({"name":"A","age":0,"tags":["x","y"],"kind":3,"home":{"city":"Oslo"},"score":1.5e3})"));
+    EXPECT_TRUE(
+        accepts(kPerson, R"({"name":"A","age":0,"tags":["x","y"],"kind":3,"home":{"city":"Oslo"},"score":1.5e3})"));
     EXPECT_TRUE(accepts(kPerson, R"({"name":"A","age":1,"kind":"dog","score":null})"));
 }
 
 TEST(JsonSchemaGrammar, RefusesInvalidObjects) {
-    EXPECT_FALSE(prefix(kPerson, R"({"name":"Ann","age":3.5)"));         // integer
-    EXPECT_FALSE(prefix(kPerson, R"({"nick")"));                         // no such property
-    EXPECT_FALSE(prefix(kPerson, R"({"name":"A","name")"));              // given twice
-    EXPECT_FALSE(prefix(kPerson, R"({"name":"A"})"));                    // age is required
+    EXPECT_FALSE(prefix(kPerson, R"({"name":"Ann","age":3.5)"));                   // integer
+    EXPECT_FALSE(prefix(kPerson, R"({"nick")"));                                   // no such property
+    EXPECT_FALSE(prefix(kPerson, R"({"name":"A","name")"));                        // given twice
+    EXPECT_FALSE(prefix(kPerson, R"({"name":"A"})"));                              // age is required
     EXPECT_FALSE(prefix(kPerson, R"({"name":"A","age":1,"tags":["a","b","c"])"));  // maxItems
     EXPECT_FALSE(prefix(kPerson, R"({"name":"A","age":1,"kind":"cow")"));          // enum
     EXPECT_FALSE(prefix(kPerson, R"({"name":"A","age":01)"));                      // leading zero
     EXPECT_FALSE(prefix(kPerson, R"({"name":"A","age":1,"home":{}})"));            // nested required
     EXPECT_FALSE(prefix(kPerson, R"({"name":"A","age":1} x)"));                    // nothing after the value
     EXPECT_FALSE(prefix(kPerson, "{\"name\":\"a\nb\""));                           // raw control character
-    EXPECT_FALSE(prefix(kPerson, R"({"name":"\uD800)"));                              // a surrogate half
+    EXPECT_FALSE(prefix(kPerson, R"({"name":"\uD800)"));                           // a surrogate half
     EXPECT_TRUE(prefix(kPerson, R"({"name":"\uD7FF\u00e9)"));
     EXPECT_TRUE(prefix(kPerson, R"({"name":"A","age":1)"));
     EXPECT_FALSE(accepts(kPerson, R"({"name":"A","age":1)"));

@@ -3,11 +3,11 @@
 #include "local_server.h"
 
 #include <QClipboard>
+#include <QDateTime>
+#include <QFutureWatcher>
 #include <QGuiApplication>
 #include <QLoggingCategory>
 #include <QQmlEngine>
-#include <QDateTime>
-#include <QFutureWatcher>
 #include <QSettings>
 #include <QtConcurrent/QtConcurrentRun>
 #include <mutex>
@@ -101,8 +101,9 @@ QString LocalServer::address() const {
 QString LocalServer::example() const {
     if (!m_server) return {};
     QString auth = m_apiKey.isEmpty() ? QString() : QStringLiteral(" -H 'Authorization: Bearer %1'").arg(m_apiKey);
-    return QStringLiteral("curl %1/chat/completions -H 'Content-Type: application/json'%2 -d "
-                          "'{\"messages\": [{\"role\": \"user\", \"content\": \"Hello!\"}]}'")
+    return QStringLiteral(
+               "curl %1/chat/completions -H 'Content-Type: application/json'%2 -d "
+               "'{\"messages\": [{\"role\": \"user\", \"content\": \"Hello!\"}]}'")
         .arg(address(), auth);
 }
 

@@ -8,10 +8,10 @@
 // app's settings file.
 #pragma once
 
+#include <QtQml/qqmlregistration.h>
 #include <QFuture>
 #include <QObject>
 #include <QString>
-#include <QtQml/qqmlregistration.h>
 #include <memory>
 
 class QQmlEngine;
