@@ -20,6 +20,8 @@ apt_packages=(
   clang libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libpcre2-dev libicu-dev libstb-dev
+  # The OpenAI-compatible server (app/server).
+  libcpp-httplib-dev
   python3 python3-venv
   qt6-base-dev
   # The desktop app (Qt Quick, Controls, SQLite, SVG icons) and its Qt Quick Tests.

@@ -18,5 +18,6 @@ int run_chat(const Args& args);
 int run_logits(const Args& args);
 int run_bench(const Args& args);
 int run_devices(const Args& args);
+int run_serve(const Args& args);
 
 }  // namespace ember::cli

@@ -17,6 +17,7 @@
 #include "chat/image_cache.h"
 #include "engine/engine_controller.h"
 #include "manager/model_manager.h"
+#include "server/local_server.h"
 #include "settings/app_settings.h"
 #include "storage/conversation_store.h"
 #include "ui/stall_monitor.h"
@@ -92,6 +93,7 @@ AppShell::AppShell(AppOptions options, QObject* parent) : QObject(parent), m_opt
     m_engine = std::make_unique<EngineController>(m_stalls.get());
     m_chat = std::make_unique<ChatController>(m_engine.get(), m_store.get(), m_settings.get(), m_images.get());
     m_models = std::make_unique<ModelManager>(m_options.modelsDir, m_options.offline);
+    m_localServer = std::make_unique<LocalServer>(m_engine.get(), data.filePath(QStringLiteral("settings.ini")));
 
     connect(m_engine.get(), &EngineController::modelLoaded, this, &AppShell::onModelLoaded);
     connect(m_settings.get(), &AppSettings::colorSchemeChanged, this,

@@ -21,6 +21,7 @@ class ChatController;
 class ConversationStore;
 class EngineController;
 class ImageCache;
+class LocalServer;
 class ModelManager;
 class StallMonitor;
 
@@ -61,6 +62,7 @@ public:
     ModelManager* models() const { return m_models.get(); }
     StallMonitor* stalls() const { return m_stalls.get(); }
     ImageCache* images() const { return m_images.get(); }
+    LocalServer* localServer() const { return m_localServer.get(); }
     const AppOptions& options() const { return m_options; }
 
     // A model file opened from outside (the command line, another `ember` start, a drop onto the window): recorded
@@ -82,6 +84,7 @@ private:
     std::unique_ptr<EngineController> m_engine;
     std::unique_ptr<ChatController> m_chat;
     std::unique_ptr<ModelManager> m_models;
+    std::unique_ptr<LocalServer> m_localServer;  // before the engine is destroyed: it posts to the engine thread
     std::unique_ptr<QQmlApplicationEngine> m_qml;  // last: destroyed first, before what the QML refers to
 };
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 
 namespace ember::runtime {
@@ -88,6 +89,24 @@ int32_t Sampler::draw(std::span<const Candidate> candidates) {
 int32_t Sampler::sample(std::span<float> logits, std::span<const int32_t> recent) {
     apply_penalties(logits, recent);
     const std::vector<Candidate> candidates = distribution(logits);
+    return candidates.size() == 1 ? candidates.front().id : draw(candidates);
+}
+
+int32_t Sampler::sample_allowed(std::span<float> logits, std::span<const int32_t> recent,
+                                const std::function<bool(int32_t)>& allowed) {
+    apply_penalties(logits, recent);
+    std::vector<Candidate> candidates = distribution(logits);
+    const int32_t first = candidates.size() == 1 ? candidates.front().id : draw(candidates);
+    if (allowed(first)) return first;
+    bool any = false;
+    for (size_t i = 0; i < logits.size(); ++i) {
+        if (allowed(static_cast<int32_t>(i))) any = true;
+        else logits[i] = -std::numeric_limits<float>::infinity();
+    }
+    if (!any) return -1;
+    candidates = distribution(logits);
+    std::erase_if(candidates, [&](const Candidate& c) { return !std::isfinite(logits[static_cast<size_t>(c.id)]); });
+    if (candidates.empty()) return -1;
     return candidates.size() == 1 ? candidates.front().id : draw(candidates);
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <span>
 #include <vector>
@@ -30,6 +31,10 @@ public:
     std::vector<Candidate> distribution(std::span<const float> logits) const;
     // Penalties, distribution, draw.
     int32_t sample(std::span<float> logits, std::span<const int32_t> recent);
+    // As sample(), drawing only tokens `allowed` accepts: it is asked about the drawn token first, and about every
+    // token (refused ones masked out, the draw repeated) only when that one is refused. -1 when none is allowed.
+    int32_t sample_allowed(std::span<float> logits, std::span<const int32_t> recent,
+                           const std::function<bool(int32_t)>& allowed);
     // A draw from a distribution.
     int32_t draw(std::span<const Candidate> candidates);
 

@@ -44,6 +44,9 @@ Session::~Session() = default;
 int64_t Session::n_ctx() const { return state_->capacity(); }
 size_t Session::memory_bytes() const { return state_->memory_bytes() + (drafter_ ? drafter_->memory_bytes() : 0); }
 void Session::cancel() { cancel_.store(true, std::memory_order_relaxed); }
+bool Session::cancelled() const {
+    return cancel_.load(std::memory_order_relaxed) || (caller_cancel_ && caller_cancel_->load(std::memory_order_relaxed));
+}
 
 void Session::reset() { truncate(0); }
 
@@ -83,7 +86,7 @@ void Session::prefill(std::span<const int32_t> prompt, GenerationStats& stats, s
     const auto start = Clock::now();
     const size_t batch = static_cast<size_t>(model_->model().max_batch());
     for (size_t first = reuse; first < prompt.size(); first += batch) {
-        if (cancel_.load(std::memory_order_relaxed)) break;
+        if (cancelled()) break;
         const auto chunk = prompt.subspan(first, std::min(batch, prompt.size() - first));
         forward(chunk, false, 0, logits);
         if (drafter_) drafter_->observe({chunk, static_cast<int64_t>(first), hidden_, features_});
@@ -99,6 +102,11 @@ void Session::prefill(std::span<const int32_t> prompt, GenerationStats& stats, s
 GenerationResult Session::run(std::span<const int32_t> prompt, const GenerationOptions& options,
                               const StreamCallback& on_chunk, std::optional<chat::ParserOptions> parser) {
     cancel_.store(false, std::memory_order_relaxed);
+    caller_cancel_ = options.cancel;
+    struct ForgetCallerFlag {
+        const std::atomic<bool>*& flag;
+        ~ForgetCallerFlag() { flag = nullptr; }
+    } forget{caller_cancel_};
     GenerationResult result;
     std::vector<float> logits;
     prefill(prompt, result.stats, logits);
@@ -119,12 +127,27 @@ GenerationResult Session::run(std::span<const int32_t> prompt, const GenerationO
     const int64_t vocab = model_->info().n_vocab;
     const auto start = Clock::now();
     bool done = false;
+    const std::unique_ptr<TokenConstraint::State> constraint =
+        options.constraint ? options.constraint->start() : nullptr;
+    // The sampler's draw, within the constraint when there is one (end tokens only where the output is complete).
+    auto pick = [&](std::span<float> row, std::span<const int32_t> recent) -> int32_t {
+        if (!constraint) return sampler.sample(row, recent);
+        const int32_t id = sampler.sample_allowed(row, recent, [&](int32_t t) {
+            return tokenizer.is_end_of_generation(t) ? constraint->complete() : constraint->allows(t);
+        });
+        if (id >= 0 && !tokenizer.is_end_of_generation(id)) constraint->accept(id);
+        return id;
+    };
 
     // Accepts the next token into the output; false when the generation ends here (the token is then dropped if
     // it is an end token, or kept as the last output token).
     auto consume = [&](int32_t id) {
-        if (cancel_.load(std::memory_order_relaxed)) {
+        if (cancelled()) {
             result.stop_reason = StopReason::cancelled;
+            return false;
+        }
+        if (id < 0) {  // the constraint allows nothing more
+            result.stop_reason = StopReason::end_of_generation;
             return false;
         }
         if (options.max_tokens >= 0 && static_cast<int64_t>(result.tokens.size()) >= options.max_tokens) {
@@ -155,11 +178,11 @@ GenerationResult Session::run(std::span<const int32_t> prompt, const GenerationO
         return true;
     };
 
-    int32_t next = sampler.sample(logits, cached_);
+    int32_t next = pick(logits, cached_);
     std::vector<int32_t> history, batch;
     while (!done && consume(next)) {
         // Draft length for this step, within what the context and max_tokens leave.
-        int n = controller ? controller->choose() : 0;
+        int n = controller && !constraint ? controller->choose() : 0;
         const int64_t room = n_ctx() - 2 - static_cast<int64_t>(cached_.size());
         n = static_cast<int>(std::clamp<int64_t>(n, 0, room));
         if (options.max_tokens >= 0)
@@ -176,7 +199,7 @@ GenerationResult Session::run(std::span<const int32_t> prompt, const GenerationO
             forward(one, false, 0, logits);
             if (drafter_) drafter_->observe({one, position, hidden_, features_});
             if (controller) controller->record_plain(seconds_since(t1));
-            next = sampler.sample(logits, cached_);
+            next = pick(logits, cached_);
             continue;
         }
 

@@ -235,6 +235,8 @@ Dialog {
                 onToggled: dialog.settings.thinkingByDefault = checked
             }
 
+            LocalServerSettings {}
+
             Label { text: qsTr("Appearance"); font.bold: true; font.pointSize: 11; Layout.topMargin: 8 }
             RowLayout {
                 SettingLabel { text: qsTr("Colors") }

@@ -215,4 +215,9 @@ void EngineController::updatePhase() {
         m_stalls->setPhase(StallMonitor::Phase::Idle);
 }
 
+void EngineController::postServerJob(server::EngineJob job) {
+    QMetaObject::invokeMethod(
+        m_worker, [worker = m_worker, job = std::move(job)] { worker->runServerJob(job); }, Qt::QueuedConnection);
+}
+
 }  // namespace ember::desktop

@@ -13,6 +13,7 @@
 #include <QUrl>
 #include <QtQml/qqmlregistration.h>
 
+#include "engine_host.h"
 #include "engine_types.h"
 #include "stream_buffer.h"
 
@@ -96,6 +97,8 @@ public:
     // Queues a turn; returns its id. The reply arrives as streamed() and then turnFinished().
     quint64 startTurn(TurnRequest request);
     quint64 activeTurn() const { return m_activeTurn; }
+    // Thread-safe: runs a local server job on the engine thread, after the turns and jobs queued before it.
+    void postServerJob(server::EngineJob job);
 
 Q_SIGNALS:
     void stateChanged();

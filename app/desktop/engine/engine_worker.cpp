@@ -69,6 +69,7 @@ void EngineWorker::listBackends() {
 void EngineWorker::loadModel(quint64 loadId, const QString& path, int threads, qint64 contextLength,
                              const QString& backend) {
     const auto cancelled = [this, loadId] { return m_cancelLoadUpTo.load() >= loadId; };
+    m_serverSession.reset();
     m_session.reset();
     m_model.reset();  // free the old model first: two large models rarely fit together
     QElapsedTimer sinceReport;
@@ -147,9 +148,28 @@ void EngineWorker::loadModel(quint64 loadId, const QString& path, int threads, q
 }
 
 void EngineWorker::unloadModel() {
+    m_serverSession.reset();
     m_session.reset();
     m_model.reset();
     Q_EMIT modelUnloaded();
+}
+
+void EngineWorker::runServerJob(const server::EngineJob& job) {
+    if (m_model && !m_serverSession) {
+        try {
+            SessionOptions options;
+            options.n_ctx = m_sessionContext > 0 ? m_sessionContext : options.n_ctx;
+            m_serverSession = std::make_unique<Session>(m_model, options);
+        } catch (const std::exception& e) {
+            qCWarning(lcEngine) << "local server session:" << e.what();
+        }
+    }
+    if (!m_serverSession) {
+        job(nullptr);
+        return;
+    }
+    server::EngineSlot slot{*m_model, *m_serverSession};
+    job(&slot);
 }
 
 void EngineWorker::ensureSession(qint64 contextLength) {

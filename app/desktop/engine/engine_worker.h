@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 
+#include "engine_host.h"
 #include "engine_types.h"
 
 namespace ember::desktop {
@@ -37,6 +38,8 @@ public Q_SLOTS:
     void listBackends();
     void unloadModel();
     void runTurn(const ember::desktop::TurnRequest& request);
+    // A local server request: runs `job` with the model and the server's own session (null slot: no model).
+    void runServerJob(const ember::server::EngineJob& job);
 
 Q_SIGNALS:
     void loadProgress(double fraction);
@@ -57,6 +60,7 @@ private:
     StreamBuffer* m_stream;
     std::shared_ptr<LoadedModel> m_model;
     std::unique_ptr<Session> m_session;
+    std::unique_ptr<Session> m_serverSession;  // the local server's (its prompt cache apart from the chat's)
     qint64 m_sessionContext = 0;
     ModelStatus m_status;
 

@@ -22,6 +22,7 @@
 
 #include "ember/backend.h"
 #include "ember/chat.h"
+#include "ember/constraint.h"
 #include "ember/gguf.h"
 #include "ember/model.h"
 #include "ember/tokenizer.h"
@@ -116,6 +117,11 @@ struct GenerationOptions {
     std::vector<std::string> stop;  // stop strings (not included in the output)
     ContextFullPolicy on_context_full = ContextFullPolicy::error;
     bool ignore_end_of_generation = false;  // keep going past end tokens (benchmarks, tests)
+    // Only tokens this constraint allows are drawn (structured output); drafting is off while it is set.
+    std::shared_ptr<const TokenConstraint> constraint;
+    // A caller's own stop flag (e.g. a client's connection closed), checked like cancel(): before every token and
+    // between prefill batches. Must outlive the call.
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 enum class StopReason { end_of_generation, max_tokens, stop_string, cancelled, context_full };
@@ -208,6 +214,8 @@ private:
     std::vector<float> hidden_, features_;  // the last forward's rows for the drafter
     std::vector<int32_t> cached_;  // tokens whose results are in state_
     std::atomic<bool> cancel_{false};
+    const std::atomic<bool>* caller_cancel_ = nullptr;  // GenerationOptions::cancel of the running call
+    bool cancelled() const;
 };
 
 }  // namespace ember
