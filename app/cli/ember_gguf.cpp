@@ -103,6 +103,9 @@ int main(int argc, char** argv) {
     } catch (const ember::Error& e) {
         std::cerr << e.what() << "\n";
         return 1;
+    } catch (const std::exception& e) {
+        std::cerr << path << ": " << (dynamic_cast<const std::bad_alloc*>(&e) ? "out of memory" : e.what()) << "\n";
+        return 1;
     }
     return 0;
 }

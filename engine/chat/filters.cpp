@@ -111,9 +111,7 @@ Value f_replace(Interpreter& in, const Value& v, CallArgs& args) {
     if (a.has(2) && !a.get(2)->is_none()) count = require_int(*a.get(2), "replace() count");
     const std::string s = soft_str(in, v);
     const std::string old = soft_str(in, *a.get(0)), repl = soft_str(in, *a.get(1));
-    std::string out = pystr::replace(s, old, repl, count);
-    in.budget().charge_bytes(out.size());
-    return Value::text(std::move(out));
+    return Value::text(checked_replace(s, old, repl, count, in.budget()));
 }
 
 Value f_string(Interpreter& in, const Value& v, CallArgs& args) {

@@ -10,20 +10,36 @@ namespace ember::chat::jinja {
 // ---------------------------------------------------------------------------------------------------------------
 // Frames
 
+namespace {
+constexpr size_t frame_index_threshold = 16;
+}
+
+size_t Frame::position(std::string_view name) const {
+    if (!index_.empty()) {
+        const auto it = index_.find(name);
+        return it == index_.end() ? npos : it->second;
+    }
+    for (size_t i = 0; i < vars.size(); ++i)
+        if (vars[i].first == name) return i;
+    return npos;
+}
+
 const Value* Frame::find(std::string_view name) const {
-    for (const auto& [n, v] : vars)
-        if (n == name) return &v;
-    return nullptr;
+    const size_t at = position(name);
+    return at == npos ? nullptr : &vars[at].second;
 }
 
 void Frame::set(std::string_view name, Value value) {
-    for (auto& [n, v] : vars) {
-        if (n == name) {
-            v = std::move(value);
-            return;
-        }
+    if (const size_t at = position(name); at != npos) {
+        vars[at].second = std::move(value);
+        return;
     }
     vars.emplace_back(std::string(name), std::move(value));
+    if (!index_.empty()) {
+        index_.emplace(vars.back().first, vars.size() - 1);
+    } else if (vars.size() > frame_index_threshold) {
+        for (size_t i = 0; i < vars.size(); ++i) index_.emplace(vars[i].first, i);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -25,6 +26,17 @@ struct Frame {
     explicit Frame(std::shared_ptr<Frame> p = nullptr) : parent(std::move(p)) {}
     const Value* find(std::string_view name) const;
     void set(std::string_view name, Value value);
+
+private:
+    struct NameHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    // Positions in vars by name, kept once a frame holds many names (a template of thousands of sets) so that
+    // lookups and assignments stay constant-time; small frames, the common case, scan vars.
+    std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> index_;
+    static constexpr size_t npos = SIZE_MAX;
+    size_t position(std::string_view name) const;
 };
 using FramePtr = std::shared_ptr<Frame>;
 

@@ -8,6 +8,7 @@ Rectangle {
     id: bar
     property string text: ""
     property bool error: false
+    property bool dismissible: true
     signal dismissed()
     visible: text.length > 0
     implicitHeight: visible ? row.implicitHeight + 12 : 0
@@ -29,6 +30,7 @@ Rectangle {
         IconButton {
             objectName: "dismissNoticeButton"
             iconName: "close"
+            visible: bar.dismissible
             tip: qsTr("Dismiss")
             onClicked: bar.dismissed()
         }
