@@ -454,9 +454,14 @@ Value f_join(Interpreter& in, const Value& v, CallArgs& args) {
     std::string out;
     bool first = true;
     for (const Value& item : in.iterate(v)) {
-        if (!first) out += sep;
+        if (!first) {
+            in.budget().check_size(out.size() + sep.size());  // before the separator is appended
+            out += sep;
+        }
         first = false;
-        append_str(out, parts.empty() ? item : lookup_path(in, item, parts, nullptr), in.budget());
+        const Value& part = parts.empty() ? item : lookup_path(in, item, parts, nullptr);
+        if (part.is_string()) in.budget().check_size(out.size() + part.str().size());
+        append_str(out, part, in.budget());
         in.budget().check_size(out.size());
     }
     return Value::text(std::move(out));

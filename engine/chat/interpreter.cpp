@@ -8,41 +8,6 @@
 namespace ember::chat::jinja {
 
 // ---------------------------------------------------------------------------------------------------------------
-// Frames
-
-namespace {
-constexpr size_t frame_index_threshold = 16;
-}
-
-size_t Frame::position(std::string_view name) const {
-    if (!index_.empty()) {
-        const auto it = index_.find(name);
-        return it == index_.end() ? npos : it->second;
-    }
-    for (size_t i = 0; i < vars.size(); ++i)
-        if (vars[i].first == name) return i;
-    return npos;
-}
-
-const Value* Frame::find(std::string_view name) const {
-    const size_t at = position(name);
-    return at == npos ? nullptr : &vars[at].second;
-}
-
-void Frame::set(std::string_view name, Value value) {
-    if (const size_t at = position(name); at != npos) {
-        vars[at].second = std::move(value);
-        return;
-    }
-    vars.emplace_back(std::string(name), std::move(value));
-    if (!index_.empty()) {
-        index_.emplace(vars.back().first, vars.size() - 1);
-    } else if (vars.size() > frame_index_threshold) {
-        for (size_t i = 0; i < vars.size(); ++i) index_.emplace(vars[i].first, i);
-    }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 // Rendering
 
 Interpreter::Interpreter(const Program& program, Budget& budget, const std::tm& now)
@@ -52,11 +17,9 @@ Interpreter::~Interpreter() {
     // Objects that refer to frames (macros, recursive loops) may sit in those frames or their ancestors:
     // clearing their variables breaks every such cycle. Values are released iteratively.
     std::vector<Value> released;
-    if (root_)
-        for (auto& [n, v] : root_->vars) released.push_back(std::move(v));
+    if (root_) root_->vars.release_into(released);
     for (const FramePtr& captured : captured_)
-        for (Frame* f = captured.get(); f; f = f->parent.get())
-            for (auto& [n, v] : f->vars) released.push_back(std::move(v));
+        for (Frame* f = captured.get(); f; f = f->parent.get()) f->vars.release_into(released);
     while (!released.empty()) {
         Value v = std::move(released.back());
         released.pop_back();

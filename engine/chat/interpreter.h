@@ -8,12 +8,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "chat/ast.h"
 #include "chat/budget.h"
+#include "chat/named_values.h"
 #include "chat/value.h"
 
 namespace ember::chat::jinja {
@@ -21,22 +21,11 @@ namespace ember::chat::jinja {
 // A scope: the template's top level, one loop iteration, a macro call, a with block, a captured block body.
 struct Frame {
     std::shared_ptr<Frame> parent;
-    std::vector<std::pair<std::string, Value>> vars;
+    NamedValues vars;
 
     explicit Frame(std::shared_ptr<Frame> p = nullptr) : parent(std::move(p)) {}
-    const Value* find(std::string_view name) const;
-    void set(std::string_view name, Value value);
-
-private:
-    struct NameHash {
-        using is_transparent = void;
-        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-    };
-    // Positions in vars by name, kept once a frame holds many names (a template of thousands of sets) so that
-    // lookups and assignments stay constant-time; small frames, the common case, scan vars.
-    std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> index_;
-    static constexpr size_t npos = SIZE_MAX;
-    size_t position(std::string_view name) const;
+    const Value* find(std::string_view name) const { return vars.find(name); }
+    void set(std::string_view name, Value value) { vars.set(name, std::move(value)); }
 };
 using FramePtr = std::shared_ptr<Frame>;
 

@@ -164,9 +164,9 @@ Value string_method(Interpreter& in, const std::string& s, std::string_view name
             if (!item.is_string())
                 fail("sequence item " + std::to_string(index) + ": expected str instance, " + type_name(item) +
                      " found");
+            budget.check_size(out.size() + item.str().size() + (index ? s.size() : 0));  // before it grows
             if (index++) out += s;
             out += item.str();
-            budget.check_size(out.size());
         }
         return Value::text(std::move(out));
     }
