@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/chat.h"
 #include "gguf_draft_merge.h"
 #include "gguf_report.h"
 
@@ -93,6 +94,15 @@ int main(int argc, char** argv) {
         if (command == "validate") {
             std::cout << file.name() << ": ok (GGUF v" << file.version() << ", " << file.metadata().size()
                       << " keys, " << file.tensors().size() << " tensors)\n";
+            // The file format is what validate checks; a chat template that cannot even be parsed is worth a
+            // warning (rendering stays the engine's business: it fails with one line, whatever the template).
+            if (const auto source = ember::chat::template_from_gguf(file)) {
+                try {
+                    (void)ember::chat::Template::parse(*source, "tokenizer.chat_template");
+                } catch (const ember::Error& e) {
+                    std::cout << file.name() << ": warning: the chat template cannot be used: " << e.what() << "\n";
+                }
+            }
         } else if (json) {
             std::cout << ember::cli::gguf_to_json(file, max_array)
                              .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)

@@ -109,3 +109,16 @@ def test_embedded_template_through_run(name, hostile_models, conversation):
     assert proc.returncode == 1, f"exit {proc.returncode} (a negative value is a signal): {stderr[-2000:]}"
     assert message in stderr.splitlines()[-1], stderr
     expect_one_line_error(run("ember-cli", "template", "-m", model, "--messages", conversation), message)
+
+
+def test_validate_warns_about_a_template_that_cannot_be_parsed(tmp_path):
+    # validate checks the file format and stays lenient about templates (a hostile one is valid Jinja), but one
+    # that does not even parse is worth a warning; run then fails with the parse error, never an abort.
+    model = tmp_path / "unparsable.gguf"
+    make_model_fixtures.write_model(model, "llama", "f32", template="{% for m in messages %}{{ m.content }")
+    proc = run("ember-gguf", "validate", model)
+    assert proc.returncode == 0, proc.stderr
+    assert b": ok (GGUF v3" in proc.stdout
+    assert b"warning: the chat template cannot be used: tokenizer.chat_template:1:" in proc.stdout
+    proc = run("ember-cli", "run", "-m", model, "-p", "hi", "--chat", "-n", "2", "--threads", "2")
+    assert proc.returncode == 1 and b"tokenizer.chat_template" in proc.stderr.splitlines()[-1], proc.stderr

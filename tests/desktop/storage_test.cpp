@@ -263,15 +263,15 @@ Opened openAndList(const QString& path, const std::function<void(StorageWorker&)
 
 // The damaged file was moved aside under the documented name, the new file at the path is sound and writable.
 void expectRecoveredAndWorking(const QString& path, const Opened& o) {
-    ASSERT_TRUE(o.ok) << o.error;
-    EXPECT_TRUE(o.movedTo.startsWith(path + QStringLiteral(".corrupt-"))) << o.movedTo;
+    ASSERT_TRUE(o.ok) << o.error.toStdString();
+    EXPECT_TRUE(o.movedTo.startsWith(path + QStringLiteral(".corrupt-"))) << o.movedTo.toStdString();
     EXPECT_TRUE(QFileInfo::exists(o.movedTo));
-    EXPECT_TRUE(o.summary.contains(QStringLiteral("recovered"))) << o.summary;
+    EXPECT_TRUE(o.summary.contains(QStringLiteral("recovered"))) << o.summary.toStdString();
     EXPECT_FALSE(QFileInfo::exists(o.movedTo + QStringLiteral(".header-4096"))) << "the rebuilt copy is removed";
     const Opened again = openAndList(path, [](StorageWorker& w) {
         w.saveConversation({QStringLiteral("new"), QStringLiteral("After recovery"), 1, 99999, true, {}});
     });
-    EXPECT_TRUE(again.ok) << again.error;
+    EXPECT_TRUE(again.ok) << again.error.toStdString();
     EXPECT_TRUE(again.movedTo.isEmpty()) << "the new file is sound";
     EXPECT_EQ(openAndList(path).ids.value(0), QStringLiteral("new")) << "new chats are saved in the new file";
 }
@@ -283,8 +283,8 @@ TEST(DamagedHistory, ZeroedHeaderIsRecoveredCompletely) {
     overwrite(path, 0, QByteArray(100, '\0'));
     const Opened o = openAndList(path);
     expectRecoveredAndWorking(path, o);
-    EXPECT_EQ(o.ids.size(), kChats) << o.summary;  // page 1 keeps the schema; only the header was rebuilt
-    EXPECT_TRUE(o.summary.contains(QStringLiteral("%1 messages").arg(kChats * kMessagesPerChat))) << o.summary;
+    EXPECT_EQ(o.ids.size(), kChats) << o.summary.toStdString();  // page 1 keeps the schema; only the header was rebuilt
+    EXPECT_TRUE(o.summary.contains(QStringLiteral("%1 messages").arg(kChats * kMessagesPerChat))) << o.summary.toStdString();
 }
 
 TEST(DamagedHistory, TruncatedFileKeepsWhatIsLeft) {
@@ -294,7 +294,7 @@ TEST(DamagedHistory, TruncatedFileKeepsWhatIsLeft) {
     QFile::resize(path, QFileInfo(path).size() / 2);
     const Opened o = openAndList(path);
     expectRecoveredAndWorking(path, o);
-    EXPECT_GT(o.ids.size(), 0) << o.summary;
+    EXPECT_GT(o.ids.size(), 0) << o.summary.toStdString();
 }
 
 TEST(DamagedHistory, GarbagePagesKeepTheReadableRows) {
@@ -309,7 +309,7 @@ TEST(DamagedHistory, GarbagePagesKeepTheReadableRows) {
     overwrite(path, (pages / 2) * 4096, garbage);
     const Opened o = openAndList(path);
     expectRecoveredAndWorking(path, o);
-    EXPECT_GT(o.ids.size(), 0) << o.summary;
+    EXPECT_GT(o.ids.size(), 0) << o.summary.toStdString();
     StorageWorker w;
     QSignalSpy loaded(&w, &StorageWorker::loaded);
     w.open(path);
@@ -353,8 +353,8 @@ TEST(ReadOnlyHistory, ReadOnlyFileOpensReadOnlyAndSavesNothing) {
         EXPECT_EQ(failed.count(), 0) << "the banner says it once; no error per save";
         EXPECT_EQ(saved.count(), 0) << "nothing claims to be saved";
     });
-    EXPECT_TRUE(o.ok) << o.error;
-    EXPECT_TRUE(o.readOnly.contains(QStringLiteral("is read-only"))) << o.readOnly;
+    EXPECT_TRUE(o.ok) << o.error.toStdString();
+    EXPECT_TRUE(o.readOnly.contains(QStringLiteral("is read-only"))) << o.readOnly.toStdString();
     EXPECT_EQ(o.ids.size(), kChats) << "the whole history is shown";
     EXPECT_TRUE(o.movedTo.isEmpty());
     QFile f(path);
@@ -372,8 +372,8 @@ TEST(ReadOnlyHistory, ReadOnlyFolderOpensReadOnly) {
     ASSERT_TRUE(QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::ExeOwner));
     const Opened o = openAndList(path);
     QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-    EXPECT_TRUE(o.ok) << o.error;
-    EXPECT_TRUE(o.readOnly.contains(QStringLiteral("folder"))) << o.readOnly;
+    EXPECT_TRUE(o.ok) << o.error.toStdString();
+    EXPECT_TRUE(o.readOnly.contains(QStringLiteral("folder"))) << o.readOnly.toStdString();
     EXPECT_EQ(o.ids.size(), kChats);
 }
 
@@ -386,7 +386,7 @@ TEST(ReadOnlyHistory, NoHistoryInAReadOnlyFolderIsSaidNotHidden) {
     QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     EXPECT_FALSE(o.ok);
     EXPECT_FALSE(o.readOnly.isEmpty());
-    EXPECT_TRUE(o.error.contains(QStringLiteral("cannot be created"))) << o.error;
+    EXPECT_TRUE(o.error.contains(QStringLiteral("cannot be created"))) << o.error.toStdString();
 }
 
 }  // namespace
