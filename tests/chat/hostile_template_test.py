@@ -72,15 +72,19 @@ def nested(depth, leaf='"x"'):
     return "[" * depth + leaf + "]" * depth
 
 
-@pytest.mark.parametrize("name, text, message", [
-    ("deep_array", nested(100000), "nested deeper than the limit of 257 levels"),
-    ("deep_content", '{"messages": [{"role": "user", "content": ' + nested(100000) + "}]}", "nested deeper"),
-    ("deep_tools", '{"messages": [], "tools": ' + nested(100000) + "}", "nested deeper"),
-    ("deep_kwargs", '{"messages": [], "kwargs": {"x": ' + nested(100000) + "}}", "nested deeper"),
-    ("deep_object", '{"messages": [{"content": ' + '{"a": ' * 100000 + "1" + "}" * 100000 + "}]}", "nested deeper"),
-    ("huge_content", json.dumps([{"role": "user", "content": "x" * (20 << 20)}]), "limit of 16777216 bytes"),
-])
-def test_messages_file(name, text, message, tmp_path):
+DEEP_MESSAGES = {
+    "deep_array": (nested(100000), "nested deeper than the limit of 257 levels"),
+    "deep_content": ('{"messages": [{"role": "user", "content": ' + nested(100000) + "}]}", "nested deeper"),
+    "deep_tools": ('{"messages": [], "tools": ' + nested(100000) + "}", "nested deeper"),
+    "deep_kwargs": ('{"messages": [], "kwargs": {"x": ' + nested(100000) + "}}", "nested deeper"),
+    "deep_object": ('{"messages": [{"content": ' + '{"a": ' * 100000 + "1" + "}" * 100000 + "}]}", "nested deeper"),
+    "huge_content": (json.dumps([{"role": "user", "content": "x" * (20 << 20)}]), "limit of 16777216 bytes"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEEP_MESSAGES))  # by name: the texts are too long for a test id
+def test_messages_file(name, tmp_path):
+    text, message = DEEP_MESSAGES[name]
     conv = tmp_path / f"{name}.json"
     conv.write_text(text)
     template = tmp_path / "t.jinja"

@@ -7,7 +7,8 @@ fuzzer=$1 corpus=$2 seconds=$3
 shift 3
 mkdir -p "$corpus" "$corpus.artifacts"
 for seeds in "$@"; do
-  [ -d "$seeds" ] && find "$seeds" -maxdepth 1 -type f -size -1M -exec cp -n {} "$corpus/" \;
+  # -size -1024k: under 1 MiB (find rounds sizes up to whole units, so -size -1M matched only empty files).
+  [ -d "$seeds" ] && find "$seeds" -maxdepth 1 -type f -size -1024k -exec cp -n {} "$corpus/" \;
 done
 # A dictionary beside this script named after the fuzzer (jinja_fuzzer.dict) steers mutations to known hazards.
 dict=$(dirname "$0")/$(basename "$fuzzer").dict
