@@ -269,11 +269,11 @@ void expectRecoveredAndWorking(const QString& path, const Opened& o) {
     EXPECT_TRUE(o.summary.contains(QStringLiteral("recovered"))) << o.summary.toStdString();
     EXPECT_FALSE(QFileInfo::exists(o.movedTo + QStringLiteral(".header-4096"))) << "the rebuilt copy is removed";
     const Opened again = openAndList(path, [](StorageWorker& w) {
-        w.saveConversation({QStringLiteral("new"), QStringLiteral("After recovery"), 1, 99999, true, {}});
+        w.saveConversation({QStringLiteral("new"), QStringLiteral("After recovery"), 1, 1, true, {}});
     });
     EXPECT_TRUE(again.ok) << again.error.toStdString();
     EXPECT_TRUE(again.movedTo.isEmpty()) << "the new file is sound";
-    EXPECT_EQ(openAndList(path).ids.value(0), QStringLiteral("new")) << "new chats are saved in the new file";
+    EXPECT_TRUE(openAndList(path).ids.contains(QStringLiteral("new"))) << "new chats are saved in the new file";
 }
 
 TEST(DamagedHistory, ZeroedHeaderIsRecoveredCompletely) {
@@ -284,7 +284,7 @@ TEST(DamagedHistory, ZeroedHeaderIsRecoveredCompletely) {
     const Opened o = openAndList(path);
     expectRecoveredAndWorking(path, o);
     EXPECT_EQ(o.ids.size(), kChats) << o.summary.toStdString();  // page 1 keeps the schema; only the header was rebuilt
-    EXPECT_TRUE(o.summary.contains(QStringLiteral("%1 messages").arg(kChats * kMessagesPerChat))) << o.summary.toStdString();
+    EXPECT_EQ(o.summary, QStringLiteral("%1 conversations and %2 messages recovered").arg(kChats).arg(kChats * kMessagesPerChat));
 }
 
 TEST(DamagedHistory, TruncatedFileKeepsWhatIsLeft) {

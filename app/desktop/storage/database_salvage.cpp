@@ -131,10 +131,11 @@ TableCopy copyTable(const QSqlDatabase& from, QSqlDatabase& to, const QString& t
 
 QString databaseDamage(const QSqlDatabase& db) {
     QSqlQuery q(db);
-    if (!q.exec(QStringLiteral("PRAGMA quick_check"))) return isDamageCode(q.lastError()) ? q.lastError().text() : QString();
+    if (!q.exec(QStringLiteral("PRAGMA quick_check")))
+        return isDamageCode(q.lastError()) ? q.lastError().databaseText() : QString();
     QStringList problems;
     while (q.next() && problems.size() < 3) problems.append(q.value(0).toString());
-    if (q.lastError().isValid() && isDamageCode(q.lastError())) return q.lastError().text();
+    if (q.lastError().isValid() && isDamageCode(q.lastError())) return q.lastError().databaseText();
     if (problems.isEmpty() || (problems.size() == 1 && problems[0] == QLatin1String("ok"))) return {};
     return problems.join(QStringLiteral("; "));
 }

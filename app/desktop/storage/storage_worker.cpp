@@ -147,8 +147,11 @@ bool StorageWorker::recover(const QString& path, const QString& damage, QString*
     QSqlDatabase db = QSqlDatabase::database(m_connection);
     if (!schema::configure(db, error) || !schema::migrate(db, error)) return false;
     const SalvageResult r = salvageInto(db, movedTo);
-    QString summary = tr("%n conversation(s)", nullptr, r.conversations) + QStringLiteral(", ") +
-                      tr("%n message(s)", nullptr, r.messages) + QStringLiteral(" recovered");
+    const auto counted = [](int n, const char* one, const char* many) {
+        return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
+    };
+    QString summary = counted(r.conversations, "conversation", "conversations") + QStringLiteral(" and ") +
+                      counted(r.messages, "message", "messages") + QStringLiteral(" recovered");
     if (r.unreadable > 0) summary += QStringLiteral("; some of the damaged parts could not be read");
     qCWarning(lcStorage).noquote() << "moved the damaged history to" << movedTo << "-" << summary;
     Q_EMIT recovered(movedTo, summary);
@@ -157,11 +160,9 @@ bool StorageWorker::recover(const QString& path, const QString& damage, QString*
 
 bool StorageWorker::openWritable(const QString& path, QString* error) {
     if (!openConnection(path, false, error)) return false;
+    const QString damage = databaseDamage(QSqlDatabase::database(m_connection));
+    if (!damage.isEmpty() && !recover(path, damage, error)) return false;
     QSqlDatabase db = QSqlDatabase::database(m_connection);
-    if (const QString damage = databaseDamage(db); !damage.isEmpty()) {
-        if (!recover(path, damage, error)) return false;
-        db = QSqlDatabase::database(m_connection);
-    }
     return schema::configure(db, error) && schema::migrate(db, error);
 }
 
