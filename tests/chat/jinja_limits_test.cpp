@@ -82,14 +82,16 @@ TEST(JinjaLimits, BlowUpsAreSizedBeforeTheyAreBuilt) {
     // Within the limit, replace still works, count included.
     EXPECT_EQ(render("{{ 'abcab'.replace('ab', 'xyz') }}|{{ 'aaa'.replace('a', 'bb', 2) }}|{{ 'ab'.replace('', '-') }}"),
               "xyzcxyz|bbbba|-a-b-");
-    // Padding whose byte count overflows 64 bits (a two-byte fill character).
-    expect_one_line_error(render_error("{{ 'x'.center(9223372036854775807, 'é') }}"), "exceeds the output limit");
-    expect_one_line_error(render_error("{{ 'x'.ljust(9223372036854775807) }}"), "exceeds the output limit");
-    expect_one_line_error(render_error("{{ 'x'.zfill(9223372036854775807) }}"), "exceeds the output limit");
-    expect_one_line_error(render_error("{{ 'x'|center(9223372036854775807) }}"), "exceeds the output limit");
-    expect_one_line_error(render_error("{{ 'ab' * 9223372036854775807 }}"), "exceeds the output limit");
-    expect_one_line_error(render_error("{{ [1, 2] * 9223372036854775807 }}"), "steps");
-    expect_one_line_error(render_error("{{ '{:>9223372036854775807}'.format(1) }}"), "format width too large");
+    // Padding whose byte count overflows 64 bits (a two-byte fill character), repeats, format widths.
+    for (const auto& [source, message] : std::initializer_list<std::pair<const char*, const char*>>{
+             {"{{ 'x'.center(9223372036854775807, 'é') }}", "exceeds the output limit"},
+             {"{{ 'x'.ljust(9223372036854775807) }}", "exceeds the output limit"},
+             {"{{ 'x'.zfill(9223372036854775807) }}", "exceeds the output limit"},
+             {"{{ 'x'|center(9223372036854775807) }}", "exceeds the output limit"},
+             {"{{ 'ab' * 9223372036854775807 }}", "exceeds the output limit"},
+             {"{{ [1, 2] * 9223372036854775807 }}", "steps"},
+             {"{{ '{:>9223372036854775807}'.format(1) }}", "format width too large"}})
+        expect_one_line_error(render_error(source), message);
     EXPECT_EQ(render("{{ 'x'.center(5, 'é') }}"), "ééxéé");
 }
 
