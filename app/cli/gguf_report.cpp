@@ -233,8 +233,8 @@ void print_gguf_report(const gguf::File& file, std::ostream& out) {
     out << line;
     for (const gguf::TensorInfo& t : file.tensors()) {
         std::snprintf(line, sizeof line, "  %-*s  %-18s %-24s %12s\n", static_cast<int>(name_width),
-                      escaped(t.name).c_str(), std::string(gguf::traits(t.type).name).c_str(),
-                      shape_text(t).c_str(), human_bytes(t.n_bytes).c_str());
+                      escaped(t.name).c_str(), std::string(gguf::traits(t.type).name).c_str(), shape_text(t).c_str(),
+                      human_bytes(t.n_bytes).c_str());
         out << line;
     }
 

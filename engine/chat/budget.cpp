@@ -35,9 +35,8 @@ void Budget::slow_check() {
 
 void Budget::string_too_long(uint64_t n) const {
     const std::string size = n == UINT64_MAX ? "more than 2^64 bytes" : std::to_string(n) + " bytes";
-    throw Failure(Failure::Kind::limit,
-                  "a string of " + size + " exceeds the output limit of " + std::to_string(limits_.max_output_bytes) +
-                      " bytes");
+    throw Failure(Failure::Kind::limit, "a string of " + size + " exceeds the output limit of " +
+                                            std::to_string(limits_.max_output_bytes) + " bytes");
 }
 
 void Budget::output_too_long() const {

@@ -49,7 +49,7 @@ public:
         const uint64_t limit = limits_.max_output_bytes;
         if (piece != 0 && count > (limit - std::min<uint64_t>(base, limit)) / piece)
             string_too_long(count > UINT64_MAX / piece || base > UINT64_MAX - count * piece ? UINT64_MAX
-                                                                                              : base + count * piece);
+                                                                                            : base + count * piece);
         charge_bytes(base + static_cast<size_t>(count * piece));
     }
     // A buffer being built (repr, tojson, join): refused beyond the output limit, without charging steps.

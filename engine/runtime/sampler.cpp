@@ -19,7 +19,8 @@ void require_numbers(std::span<const float> logits) {
     for (const float l : logits) nan += std::isnan(l) ? 1 : 0;
     if (nan > 0)
         throw Error("the model computed NaN (not a number) for " + std::to_string(nan) + " of the " +
-                    std::to_string(logits.size()) + " next-token scores: its weights are damaged or the backend "
+                    std::to_string(logits.size()) +
+                    " next-token scores: its weights are damaged or the backend "
                     "failed; nothing can be sampled");
 }
 

@@ -80,8 +80,9 @@ TEST(JinjaLimits, BlowUpsAreSizedBeforeTheyAreBuilt) {
     expect_one_line_error(render_error("{% set s='a'*100000 %}{{ s.replace('', s)|length }}"),
                           "exceeds the output limit");
     // Within the limit, replace still works, count included.
-    EXPECT_EQ(render("{{ 'abcab'.replace('ab', 'xyz') }}|{{ 'aaa'.replace('a', 'bb', 2) }}|{{ 'ab'.replace('', '-') }}"),
-              "xyzcxyz|bbbba|-a-b-");
+    EXPECT_EQ(
+        render("{{ 'abcab'.replace('ab', 'xyz') }}|{{ 'aaa'.replace('a', 'bb', 2) }}|{{ 'ab'.replace('', '-') }}"),
+        "xyzcxyz|bbbba|-a-b-");
     // Padding whose byte count overflows 64 bits (a two-byte fill character), repeats, format widths.
     for (const auto& [source, message] : std::initializer_list<std::pair<const char*, const char*>>{
              {"{{ 'x'.center(9223372036854775807, 'é') }}", "exceeds the output limit"},

@@ -173,7 +173,6 @@ TEST(DesktopScreenshots, DownloadsPage) {
     if (!hub.waitForFinished(10000)) hub.kill();
 }
 
-
 // Issue 20: a damaged history is moved aside and the dialog names where; a read-only one shows the banner.
 void writeSmallHistory(const QString& path, int chats) {
     StorageWorker w;
@@ -204,7 +203,8 @@ TEST(DesktopScreenshots, DamagedAndReadOnlyHistory) {
         shoot(window, QStringLiteral("history-recovered-dialog"));
         click(findItem(window, QStringLiteral("closeHistoryRecoveredButton")));
         EXPECT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("historyRecoveredDialog")) == nullptr; }));
-        EXPECT_TRUE(waitUntil([&] { return app->chat()->conversations()->count() == 3; })) << "the chats were recovered";
+        EXPECT_TRUE(waitUntil([&] { return app->chat()->conversations()->count() == 3; }))
+            << "the chats were recovered";
         EXPECT_TRUE(app->chat()->storageReady());
     }
     {

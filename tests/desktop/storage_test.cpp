@@ -12,8 +12,8 @@
 #include <QBuffer>
 #include <QDir>
 #include <QFile>
-#include <QRandomGenerator>
 #include <QImage>
+#include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -201,7 +201,6 @@ TEST(StorageWorker, SaveListSearchLoadDelete) {
     EXPECT_EQ(d.scalar(QStringLiteral("SELECT COUNT(*) FROM attachments")).toInt(), 0);
 }
 
-
 // --- damaged and read-only files (issue 20) -----------------------------------------------------------------
 
 constexpr int kChats = 60;
@@ -227,7 +226,8 @@ void writeHistory(const QString& path) {
     }
     w.close();
     ASSERT_EQ(failed.count(), 0);
-    ASSERT_FALSE(QFileInfo::exists(path + QStringLiteral("-wal")) && QFileInfo(path + QStringLiteral("-wal")).size() > 0);
+    ASSERT_FALSE(QFileInfo::exists(path + QStringLiteral("-wal")) &&
+                 QFileInfo(path + QStringLiteral("-wal")).size() > 0);
 }
 
 void overwrite(const QString& path, qint64 offset, const QByteArray& bytes) {
@@ -284,7 +284,8 @@ TEST(DamagedHistory, ZeroedHeaderIsRecoveredCompletely) {
     const Opened o = openAndList(path);
     expectRecoveredAndWorking(path, o);
     EXPECT_EQ(o.ids.size(), kChats) << o.summary.toStdString();  // page 1 keeps the schema; only the header was rebuilt
-    EXPECT_EQ(o.summary, QStringLiteral("%1 conversations and %2 messages recovered").arg(kChats).arg(kChats * kMessagesPerChat));
+    EXPECT_EQ(o.summary,
+              QStringLiteral("%1 conversations and %2 messages recovered").arg(kChats).arg(kChats * kMessagesPerChat));
 }
 
 TEST(DamagedHistory, TruncatedFileKeepsWhatIsLeft) {

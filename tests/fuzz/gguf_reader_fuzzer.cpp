@@ -39,8 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             limits.max_time = std::chrono::milliseconds(2000);
             ember::chat::RenderRequest request;
             request.messages = nlohmann::ordered_json::parse(R"([{"role": "user", "content": "hi"}])");
-            sink = sink + ember::chat::apply_template(ember::chat::Template::parse(*source, "fuzz"), request, limits)
-                              .size();
+            sink = sink +
+                   ember::chat::apply_template(ember::chat::Template::parse(*source, "fuzz"), request, limits).size();
         }
     } catch (const ember::Error&) {
     }

@@ -27,7 +27,7 @@ public:
     QString path() const { return m_path; }
 
 Q_SIGNALS:
-    void readOnly(const QString& reason);                         // see StorageWorker
+    void readOnly(const QString& reason);                            // see StorageWorker
     void recovered(const QString& movedTo, const QString& summary);  // see StorageWorker
     void opened(bool ok, const QString& error);
     void listed(quint64 request, const QList<ember::desktop::ConversationInfo>& conversations);

@@ -62,12 +62,12 @@ QString withRebuiltHeader(const QString& damagedPath, quint32 pageSize) {
     header[21] = 64;
     header[22] = 32;
     header[23] = 32;
-    qToBigEndian<quint32>(1, header.data() + 24);                                     // change counter
+    qToBigEndian<quint32>(1, header.data() + 24);                                             // change counter
     qToBigEndian<quint32>(static_cast<quint32>(data.size() / pageSize), header.data() + 28);  // pages
-    qToBigEndian<quint32>(1, header.data() + 40);                                     // schema cookie
-    qToBigEndian<quint32>(4, header.data() + 44);                                     // schema format
-    qToBigEndian<quint32>(1, header.data() + 56);                                     // UTF-8
-    qToBigEndian<quint32>(1, header.data() + 92);                                     // valid for counter 1
+    qToBigEndian<quint32>(1, header.data() + 40);                                             // schema cookie
+    qToBigEndian<quint32>(4, header.data() + 44);                                             // schema format
+    qToBigEndian<quint32>(1, header.data() + 56);                                             // UTF-8
+    qToBigEndian<quint32>(1, header.data() + 92);                                             // valid for counter 1
     qToBigEndian<quint32>(3040000, header.data() + 96);
     data.replace(0, 100, header);
     const QString copy = damagedPath + QStringLiteral(".header-%1").arg(pageSize);

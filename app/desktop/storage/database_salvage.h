@@ -14,7 +14,7 @@ namespace ember::desktop {
 QString databaseDamage(const QSqlDatabase& db);
 
 struct SalvageResult {
-    QString movedTo;     // where the damaged file now is
+    QString movedTo;  // where the damaged file now is
     int conversations = 0;
     int messages = 0;
     int attachments = 0;

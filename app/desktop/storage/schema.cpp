@@ -79,8 +79,9 @@ bool configure(QSqlDatabase& db, QString* error) {
     }
     if (q.value(0).toString().compare(QStringLiteral("wal"), Qt::CaseInsensitive) != 0) {
         if (error)
-            *error = db.databaseName() + QStringLiteral(": cannot switch to WAL journaling (the journal stays '%1')")
-                                             .arg(q.value(0).toString());
+            *error =
+                db.databaseName() +
+                QStringLiteral(": cannot switch to WAL journaling (the journal stays '%1')").arg(q.value(0).toString());
         return false;
     }
     return exec(db, QStringLiteral("PRAGMA synchronous=NORMAL"), error) &&

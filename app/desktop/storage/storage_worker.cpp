@@ -120,13 +120,15 @@ bool StorageWorker::openReadOnly(const QString& path, QString* error) {
     if (!openConnection(path, true, error)) return false;
     QSqlDatabase db = QSqlDatabase::database(m_connection);
     if (const QString damage = databaseDamage(db); !damage.isEmpty()) {
-        *error = path + QStringLiteral(": the file is damaged (%1) and read-only, so it cannot be repaired").arg(damage);
+        *error =
+            path + QStringLiteral(": the file is damaged (%1) and read-only, so it cannot be repaired").arg(damage);
         return false;
     }
     const int version = schema::version(db);
     if (version != schema::kSchemaVersion) {
-        *error = QStringLiteral("%1: schema version %2 cannot be read without upgrading it (this Ember uses %3), "
-                                "and the file is read-only")
+        *error = QStringLiteral(
+                     "%1: schema version %2 cannot be read without upgrading it (this Ember uses %3), "
+                     "and the file is read-only")
                      .arg(path)
                      .arg(version)
                      .arg(schema::kSchemaVersion);
@@ -136,7 +138,8 @@ bool StorageWorker::openReadOnly(const QString& path, QString* error) {
 }
 
 bool StorageWorker::recover(const QString& path, const QString& damage, QString* error) {
-    qCWarning(lcStorage).noquote() << path << "is damaged:" << damage << "- moving it aside and recovering what can be read";
+    qCWarning(lcStorage).noquote() << path << "is damaged:" << damage
+                                   << "- moving it aside and recovering what can be read";
     close();
     const QString movedTo = moveAside(path, error);
     if (movedTo.isEmpty()) {
@@ -174,7 +177,8 @@ void StorageWorker::open(const QString& path) {
     QString error;
     if (reason.isEmpty()) {
         m_open = openWritable(path, &error);
-        if (!m_open && isReadOnlyError(error)) reason = error;  // a read-only file system, or a file the permission bits did not reveal
+        if (!m_open && isReadOnlyError(error))
+            reason = error;  // a read-only file system, or a file the permission bits did not reveal
     }
     if (!reason.isEmpty()) {
         m_readOnly = true;
