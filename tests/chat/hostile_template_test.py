@@ -108,7 +108,7 @@ def test_embedded_template_through_run(name, hostile_models, conversation):
     # The file itself is sound: validate passes it (the template is valid Jinja; only rendering it blows up).
     assert run("ember-gguf", "validate", model).returncode == 0
     message = HOSTILE[name][1]
-    proc = run("ember-cli", "run", "-m", model, "-p", "hi", "--chat", "-n", "2", "--threads", "2")
+    proc = run("ember-cli", "run", "-m", model, "-p", "hi", "--chat", "-n", "2", "--threads", "2", "--backend", "cpu")
     stderr = proc.stderr.decode("utf-8", "replace")
     assert proc.returncode == 1, f"exit {proc.returncode} (a negative value is a signal): {stderr[-2000:]}"
     assert message in stderr.splitlines()[-1], stderr
@@ -124,5 +124,5 @@ def test_validate_warns_about_a_template_that_cannot_be_parsed(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert b": ok (GGUF v3" in proc.stdout
     assert b"warning: the chat template cannot be used: tokenizer.chat_template:1:" in proc.stdout
-    proc = run("ember-cli", "run", "-m", model, "-p", "hi", "--chat", "-n", "2", "--threads", "2")
+    proc = run("ember-cli", "run", "-m", model, "-p", "hi", "--chat", "-n", "2", "--threads", "2", "--backend", "cpu")
     assert proc.returncode == 1 and b"tokenizer.chat_template" in proc.stderr.splitlines()[-1], proc.stderr
