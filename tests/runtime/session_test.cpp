@@ -202,7 +202,8 @@ TEST(LoadedModel, BadFilesGiveOneLineErrors) {
 }
 
 TEST(Session, NaNScoresAreAnErrorNotZeroTokens) {
-    // The output weights of this fixture are NaN; before, the answer ended after 0 tokens without a word.
+    // The output weights of this fixture are NaN; before, sampling went on without a word (token 0, or an
+    // undefined sort order), and the fault run saw answers of 0 tokens.
     auto model = load("nan_output.gguf");
     for (const float temperature : {0.0f, 0.8f}) {
         Session session(model);
