@@ -38,6 +38,7 @@ Dialog {
         }
         TextField {
             objectName: "recoveredHistoryPath"
+            Accessible.name: qsTr("Where the damaged history file is kept")
             text: dialog.chat.recoveredHistoryPath
             readOnly: true
             selectByMouse: true

@@ -194,7 +194,8 @@ TEST(DesktopScreenshots, DamagedAndReadOnlyHistory) {
         std::unique_ptr<AppShell> app = startApp(data.path(), fixture(QStringLiteral("scripted.gguf")), "light");
         ASSERT_TRUE(app);
         QQuickWindow* window = app->window();
-        ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("historyRecoveredDialog")) != nullptr; }));
+        // The dialog is a popup, not an item: its path field shows that it is open.
+        ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("recoveredHistoryPath")) != nullptr; }));
         QQuickItem* shownPath = findItem(window, QStringLiteral("recoveredHistoryPath"));
         ASSERT_TRUE(shownPath);
         EXPECT_TRUE(shownPath->property("text").toString().startsWith(path + QStringLiteral(".corrupt-")));
@@ -202,7 +203,7 @@ TEST(DesktopScreenshots, DamagedAndReadOnlyHistory) {
         pumpEvents(300);
         shoot(window, QStringLiteral("history-recovered-dialog"));
         click(findItem(window, QStringLiteral("closeHistoryRecoveredButton")));
-        EXPECT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("historyRecoveredDialog")) == nullptr; }));
+        EXPECT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("recoveredHistoryPath")) == nullptr; }));
         EXPECT_TRUE(waitUntil([&] { return app->chat()->conversations()->count() == 3; }))
             << "the chats were recovered";
         EXPECT_TRUE(app->chat()->storageReady());
