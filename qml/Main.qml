@@ -200,6 +200,9 @@ ApplicationWindow {
         }
     }
 
+    HistoryRecoveredDialog {
+        chat: window.chat
+    }
     SettingsDialog {
         id: settingsDialog
         settings: window.settings

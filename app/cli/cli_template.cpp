@@ -100,6 +100,7 @@ int run_template(const Args& args) {
     const std::string conversation_text = read_file(*messages_path);
     const auto conversation = nlohmann::ordered_json::parse(conversation_text, nullptr, false);
     if (conversation.is_discarded()) throw Error(*messages_path + ": not valid JSON");
+    chat::require_json_depth(conversation, chat::Limits{}.max_depth + 1, *messages_path);  // before any copy
     if (conversation.is_array()) {
         request.messages = conversation;
     } else if (conversation.is_object()) {

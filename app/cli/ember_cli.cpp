@@ -62,6 +62,13 @@ int main(int argc, char** argv) {
         } catch (const ember::Error& e) {
             std::cerr << e.what() << "\n";
             return 1;
+        } catch (const std::bad_alloc&) {
+            std::cerr << "ember-cli " << c.name << ": out of memory\n";
+            return 1;
+        } catch (const std::exception& e) {
+            // Never an abort: whatever the engine let through still ends as one line and exit status 1.
+            std::cerr << "ember-cli " << c.name << ": " << e.what() << "\n";
+            return 1;
         }
     }
     std::cerr << "ember-cli: unknown command '" << command << "'\n\n";

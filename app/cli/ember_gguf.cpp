@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/chat.h"
 #include "gguf_draft_merge.h"
 #include "ember_version.h"
 #include "gguf_report.h"
@@ -99,6 +100,15 @@ int main(int argc, char** argv) {
         if (command == "validate") {
             std::cout << file.name() << ": ok (GGUF v" << file.version() << ", " << file.metadata().size()
                       << " keys, " << file.tensors().size() << " tensors)\n";
+            // The file format is what validate checks; a chat template that cannot even be parsed is worth a
+            // warning (rendering stays the engine's business: it fails with one line, whatever the template).
+            if (const auto source = ember::chat::template_from_gguf(file)) {
+                try {
+                    (void)ember::chat::Template::parse(*source, "tokenizer.chat_template");
+                } catch (const ember::Error& e) {
+                    std::cout << file.name() << ": warning: the chat template cannot be used: " << e.what() << "\n";
+                }
+            }
         } else if (json) {
             std::cout << ember::cli::gguf_to_json(file, max_array)
                              .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
@@ -108,6 +118,9 @@ int main(int argc, char** argv) {
         }
     } catch (const ember::Error& e) {
         std::cerr << e.what() << "\n";
+        return 1;
+    } catch (const std::exception& e) {
+        std::cerr << path << ": " << (dynamic_cast<const std::bad_alloc*>(&e) ? "out of memory" : e.what()) << "\n";
         return 1;
     }
     return 0;

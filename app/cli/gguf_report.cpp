@@ -74,21 +74,60 @@ std::string human_bytes(uint64_t n) {
     return buf;
 }
 
-// One line of text: control characters escaped, long strings cut.
-std::string printable(std::string_view s, size_t limit = 72) {
+// Text from the file as it may reach a terminal: C0 and C1 control characters, DEL and bytes that are not
+// UTF-8 are escaped, so that no escape sequence in a key, value or tensor name acts on the terminal.
+std::string escaped(std::string_view s) {
     std::string out;
-    for (char c : s) {
-        if (out.size() >= limit) {
-            out += "…";
-            break;
+    out.reserve(s.size());
+    char buf[12];
+    for (size_t i = 0; i < s.size();) {
+        const auto b = static_cast<unsigned char>(s[i]);
+        if (b == '\n' || b == '\t' || b == '\r') {
+            out += b == '\n' ? "\\n" : b == '\t' ? "\\t" : "\\r";
+            ++i;
+            continue;
         }
-        if (c == '\n') out += "\\n";
-        else if (c == '\t') out += "\\t";
-        else if (c == '\r') out += "\\r";
-        else if (static_cast<unsigned char>(c) < 32) out += '?';
-        else out += c;
+        if (b < 0x20 || b == 0x7F) {
+            std::snprintf(buf, sizeof buf, "\\x%02x", b);
+            out += buf;
+            ++i;
+            continue;
+        }
+        if (b < 0x80) {
+            out += static_cast<char>(b);
+            ++i;
+            continue;
+        }
+        const size_t n = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC2 ? 2 : 0;
+        bool valid = n != 0 && b < 0xF5 && i + n <= s.size();
+        for (size_t k = 1; valid && k < n; ++k) valid = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+        if (valid && n == 3 && b == 0xE0) valid = static_cast<unsigned char>(s[i + 1]) >= 0xA0;  // overlong
+        if (valid && n == 3 && b == 0xED) valid = static_cast<unsigned char>(s[i + 1]) < 0xA0;   // surrogate
+        if (valid && n == 4 && b == 0xF0) valid = static_cast<unsigned char>(s[i + 1]) >= 0x90;  // overlong
+        if (valid && n == 4 && b == 0xF4) valid = static_cast<unsigned char>(s[i + 1]) < 0x90;   // > U+10FFFF
+        if (!valid) {
+            std::snprintf(buf, sizeof buf, "\\x%02x", b);
+            out += buf;
+            ++i;
+        } else if (n == 2 && b == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+            std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(s[i + 1]));  // C1 control (CSI...)
+            out += buf;
+            i += 2;
+        } else {
+            out.append(s.substr(i, n));
+            i += n;
+        }
     }
     return out;
+}
+
+// One line of text: escaped, long strings cut.
+std::string printable(std::string_view s, size_t limit = 72) {
+    std::string out = escaped(s);
+    if (out.size() <= limit) return out;
+    size_t cut = limit;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+    return out.substr(0, cut) + "…";
 }
 
 std::string value_text(const Value& v) {
@@ -177,25 +216,25 @@ void print_gguf_report(const gguf::File& file, std::ostream& out) {
         << file.alignment() << ", data at offset " << file.data_offset() << "\n";
 
     size_t key_width = 0;
-    for (const gguf::KeyValue& kv : file.metadata()) key_width = std::max(key_width, kv.key.size());
+    for (const gguf::KeyValue& kv : file.metadata()) key_width = std::max(key_width, escaped(kv.key).size());
     out << "\nmetadata\n";
     char line[512];
     for (const gguf::KeyValue& kv : file.metadata()) {
-        std::snprintf(line, sizeof line, "  %-*s  %-14s ", static_cast<int>(key_width),
-                      std::string(kv.key).c_str(), kv.value.type_name().c_str());
+        std::snprintf(line, sizeof line, "  %-*s  %-14s ", static_cast<int>(key_width), escaped(kv.key).c_str(),
+                      kv.value.type_name().c_str());
         out << line << value_text(kv.value) << "\n";
     }
 
     size_t name_width = 4;
-    for (const gguf::TensorInfo& t : file.tensors()) name_width = std::max(name_width, t.name.size());
+    for (const gguf::TensorInfo& t : file.tensors()) name_width = std::max(name_width, escaped(t.name).size());
     out << "\ntensors\n";
     std::snprintf(line, sizeof line, "  %-*s  %-18s %-24s %12s\n", static_cast<int>(name_width), "name", "type",
                   "shape", "bytes");
     out << line;
     for (const gguf::TensorInfo& t : file.tensors()) {
         std::snprintf(line, sizeof line, "  %-*s  %-18s %-24s %12s\n", static_cast<int>(name_width),
-                      std::string(t.name).c_str(), std::string(gguf::traits(t.type).name).c_str(),
-                      shape_text(t).c_str(), human_bytes(t.n_bytes).c_str());
+                      escaped(t.name).c_str(), std::string(gguf::traits(t.type).name).c_str(), shape_text(t).c_str(),
+                      human_bytes(t.n_bytes).c_str());
         out << line;
     }
 
@@ -219,10 +258,10 @@ void print_gguf_report(const gguf::File& file, std::ostream& out) {
 
     const gguf::Capabilities caps = gguf::describe(file);
     out << "\ncapabilities\n";
-    out << "  architecture           " << (caps.architecture.empty() ? "(none)" : caps.architecture) << "\n";
+    out << "  architecture           " << (caps.architecture.empty() ? "(none)" : escaped(caps.architecture)) << "\n";
     out << "  MTP head               " << yes_no(caps.has_mtp());
     if (caps.mtp_layers > 0)
-        out << " (" << caps.architecture << ".nextn_predict_layers = " << caps.mtp_layers
+        out << " (" << escaped(caps.architecture) << ".nextn_predict_layers = " << caps.mtp_layers
             << (caps.mtp_tensors_present ? "" : ", nextn tensors missing") << ")";
     out << "\n  embedded DFlash draft  " << yes_no(caps.has_dflash());
     if (caps.has_dflash())
@@ -230,9 +269,9 @@ void print_gguf_report(const gguf::File& file, std::ostream& out) {
             << (caps.dflash_marker ? "true" : "absent or false") << ")";
     if (const std::optional<DraftReport> draft = report_draft(file, caps)) {
         if (draft->standalone) out << "\n  standalone DFlash draft yes";
-        out << "\n    " << describe_draft(draft->info);
-        out << "\n    " << (draft->error.empty() ? std::string("valid") : "invalid: " + draft->error);
-        for (const std::string& w : draft->warnings) out << "\n    warning: " << w;
+        out << "\n    " << escaped(describe_draft(draft->info));
+        out << "\n    " << (draft->error.empty() ? std::string("valid") : "invalid: " + escaped(draft->error));
+        for (const std::string& w : draft->warnings) out << "\n    warning: " << escaped(w);
     }
     out << "\n  vision projector       " << yes_no(caps.vision_projector) << "\n";
     out << "  chat template          " << yes_no(caps.has_chat_template) << "\n";

@@ -5,7 +5,24 @@
 
 namespace ember::chat {
 
+void require_json_depth(const nlohmann::ordered_json& data, int max_depth, std::string_view where) {
+    std::vector<std::pair<const nlohmann::ordered_json*, int>> pending{{&data, 0}};
+    while (!pending.empty()) {
+        const auto [node, depth] = pending.back();
+        pending.pop_back();
+        if (!node->is_structured()) continue;
+        if (depth >= max_depth)
+            throw Error(std::string(where) + ": nested deeper than the limit of " + std::to_string(max_depth) +
+                        " levels");
+        for (const auto& child : *node) pending.emplace_back(&child, depth + 1);
+    }
+}
+
 std::string apply_template(const Template& tmpl, const RenderRequest& request, const Limits& limits) {
+    // The variables wrap these one level deeper; the interpreter checks the exact depth as it reads them.
+    require_json_depth(request.messages, limits.max_depth, tmpl.name() + ": the messages");
+    require_json_depth(request.tools, limits.max_depth, tmpl.name() + ": the tools");
+    require_json_depth(request.kwargs, limits.max_depth, tmpl.name() + ": the template kwargs");
     nlohmann::ordered_json variables = nlohmann::ordered_json::object();
     variables["messages"] = request.messages;
     variables["tools"] = request.tools;

@@ -33,8 +33,9 @@ void Budget::slow_check() {
                       "rendering took longer than the limit of " + std::to_string(limits_.max_time.count()) + " ms");
 }
 
-void Budget::string_too_long(size_t n) const {
-    throw Failure(Failure::Kind::limit, "a string of " + std::to_string(n) + " bytes exceeds the output limit of " +
+void Budget::string_too_long(uint64_t n) const {
+    const std::string size = n == UINT64_MAX ? "more than 2^64 bytes" : std::to_string(n) + " bytes";
+    throw Failure(Failure::Kind::limit, "a string of " + size + " exceeds the output limit of " +
                                             std::to_string(limits_.max_output_bytes) + " bytes");
 }
 

@@ -3,6 +3,7 @@
 // limit ends the render with a one-line Failure; nothing is left half-done in shared state.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -34,13 +35,22 @@ public:
     const Limits& limits() const { return limits_; }
     // One unit of work; loops, copies and string building charge in proportion to their size.
     void step(uint64_t n = 1) {
-        steps_ += n;
+        steps_ = n > UINT64_MAX - steps_ ? UINT64_MAX : steps_ + n;  // a count near 2^64 must not wrap around
         if (steps_ > limits_.max_steps || steps_ >= next_clock_check_) slow_check();
     }
     // Work proportional to the bytes a string operation produces; also refuses strings above the output limit.
     void charge_bytes(size_t n) {
         if (n > limits_.max_output_bytes) string_too_long(n);
-        step(1 + n / 64);
+        step(1 + n / 16);  // also bounds the bytes all the strings of a render may take together
+    }
+    // The size a string operation will produce, computed before it is built: `count` pieces of `piece` bytes
+    // on top of `base` bytes, refused (like charge_bytes) when it passes the output limit or overflows.
+    void charge_pieces(size_t base, uint64_t count, size_t piece) {
+        const uint64_t limit = limits_.max_output_bytes;
+        if (piece != 0 && count > (limit - std::min<uint64_t>(base, limit)) / piece)
+            string_too_long(count > UINT64_MAX / piece || base > UINT64_MAX - count * piece ? UINT64_MAX
+                                                                                            : base + count * piece);
+        charge_bytes(base + static_cast<size_t>(count * piece));
     }
     // A buffer being built (repr, tojson, join): refused beyond the output limit, without charging steps.
     void check_size(size_t total_bytes) const {
@@ -58,7 +68,7 @@ public:
 
 private:
     void slow_check();
-    [[noreturn]] void string_too_long(size_t n) const;
+    [[noreturn]] void string_too_long(uint64_t n) const;
     [[noreturn]] void output_too_long() const;
 
     Limits limits_;

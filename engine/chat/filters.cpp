@@ -111,9 +111,7 @@ Value f_replace(Interpreter& in, const Value& v, CallArgs& args) {
     if (a.has(2) && !a.get(2)->is_none()) count = require_int(*a.get(2), "replace() count");
     const std::string s = soft_str(in, v);
     const std::string old = soft_str(in, *a.get(0)), repl = soft_str(in, *a.get(1));
-    std::string out = pystr::replace(s, old, repl, count);
-    in.budget().charge_bytes(out.size());
-    return Value::text(std::move(out));
+    return Value::text(checked_replace(s, old, repl, count, in.budget()));
 }
 
 Value f_string(Interpreter& in, const Value& v, CallArgs& args) {
@@ -456,9 +454,14 @@ Value f_join(Interpreter& in, const Value& v, CallArgs& args) {
     std::string out;
     bool first = true;
     for (const Value& item : in.iterate(v)) {
-        if (!first) out += sep;
+        if (!first) {
+            in.budget().check_size(out.size() + sep.size());  // before the separator is appended
+            out += sep;
+        }
         first = false;
-        append_str(out, parts.empty() ? item : lookup_path(in, item, parts, nullptr), in.budget());
+        const Value& part = parts.empty() ? item : lookup_path(in, item, parts, nullptr);
+        if (part.is_string()) in.budget().check_size(out.size() + part.str().size());
+        append_str(out, part, in.budget());
         in.budget().check_size(out.size());
     }
     return Value::text(std::move(out));

@@ -8,25 +8,6 @@
 namespace ember::chat::jinja {
 
 // ---------------------------------------------------------------------------------------------------------------
-// Frames
-
-const Value* Frame::find(std::string_view name) const {
-    for (const auto& [n, v] : vars)
-        if (n == name) return &v;
-    return nullptr;
-}
-
-void Frame::set(std::string_view name, Value value) {
-    for (auto& [n, v] : vars) {
-        if (n == name) {
-            v = std::move(value);
-            return;
-        }
-    }
-    vars.emplace_back(std::string(name), std::move(value));
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 // Rendering
 
 Interpreter::Interpreter(const Program& program, Budget& budget, const std::tm& now)
@@ -36,11 +17,9 @@ Interpreter::~Interpreter() {
     // Objects that refer to frames (macros, recursive loops) may sit in those frames or their ancestors:
     // clearing their variables breaks every such cycle. Values are released iteratively.
     std::vector<Value> released;
-    if (root_)
-        for (auto& [n, v] : root_->vars) released.push_back(std::move(v));
+    if (root_) root_->vars.release_into(released);
     for (const FramePtr& captured : captured_)
-        for (Frame* f = captured.get(); f; f = f->parent.get())
-            for (auto& [n, v] : f->vars) released.push_back(std::move(v));
+        for (Frame* f = captured.get(); f; f = f->parent.get()) f->vars.release_into(released);
     while (!released.empty()) {
         Value v = std::move(released.back());
         released.pop_back();

@@ -13,6 +13,7 @@
 
 #include "chat/ast.h"
 #include "chat/budget.h"
+#include "chat/named_values.h"
 #include "chat/value.h"
 
 namespace ember::chat::jinja {
@@ -20,11 +21,11 @@ namespace ember::chat::jinja {
 // A scope: the template's top level, one loop iteration, a macro call, a with block, a captured block body.
 struct Frame {
     std::shared_ptr<Frame> parent;
-    std::vector<std::pair<std::string, Value>> vars;
+    NamedValues vars;
 
     explicit Frame(std::shared_ptr<Frame> p = nullptr) : parent(std::move(p)) {}
-    const Value* find(std::string_view name) const;
-    void set(std::string_view name, Value value);
+    const Value* find(std::string_view name) const { return vars.find(name); }
+    void set(std::string_view name, Value value) { vars.set(name, std::move(value)); }
 };
 using FramePtr = std::shared_ptr<Frame>;
 

@@ -54,5 +54,8 @@ private:
 std::string require_string(const Value& v, std::string_view what);  // strings only
 int64_t require_int(const Value& v, std::string_view what);         // int or bool
 std::string html_escape(std::string_view s);                        // markupsafe.escape
+// str.replace with its result size computed and charged first, so a blow-up is refused before it is built.
+std::string checked_replace(std::string_view s, std::string_view old, std::string_view repl, int64_t count,
+                            Budget& budget);
 
 }  // namespace ember::chat::jinja

@@ -72,6 +72,19 @@ Value affix_test(const std::string& s, CallArgs& args, bool prefix) {
     fail(std::string(method) + " first arg must be str or a tuple of str, not " + type_name(what));
 }
 
+}  // namespace
+
+std::string checked_replace(std::string_view s, std::string_view old, std::string_view repl, int64_t count,
+                            Budget& budget) {
+    budget.step(1 + s.size() / 64);  // counting the matches
+    uint64_t matches = static_cast<uint64_t>(pystr::count(s, old));
+    if (count >= 0) matches = std::min(matches, static_cast<uint64_t>(count));
+    budget.charge_pieces(s.size() - matches * old.size(), matches, repl.size());
+    return pystr::replace(s, old, repl, count);
+}
+
+namespace {
+
 Value pad_method(const std::string& s, CallArgs& args, std::string_view method, Budget& budget) {
     ArgReader a(args, std::string(method) + "()", {"width", "fillchar"});
     if (!a.has(0)) fail(std::string(method) + "() takes at least 1 argument (0 given)");
@@ -83,8 +96,8 @@ Value pad_method(const std::string& s, CallArgs& args, std::string_view method, 
     }
     const int64_t len = static_cast<int64_t>(unicode::length(s));
     if (width <= len) return Value::text(s);
-    budget.charge_bytes(static_cast<size_t>(width) * fill.size());
     const int64_t missing = width - len;
+    budget.charge_pieces(s.size(), static_cast<uint64_t>(missing), fill.size());
     int64_t left = 0;
     if (method == "rjust") left = missing;
     if (method == "center") left = missing / 2 + (missing & width & 1);
@@ -120,10 +133,8 @@ Value string_method(Interpreter& in, const std::string& s, std::string_view name
         ArgReader a(args, what, {"old", "new", "count"});
         if (!a.has(0) || !a.has(1)) fail("replace() takes at least 2 arguments");
         const int64_t count = a.has(2) ? require_int(*a.get(2), "count") : -1;
-        std::string out = pystr::replace(s, require_string(*a.get(0), "replace() argument 1"),
-                                         require_string(*a.get(1), "replace() argument 2"), count);
-        budget.charge_bytes(out.size());
-        return Value::text(std::move(out));
+        return Value::text(checked_replace(s, require_string(*a.get(0), "replace() argument 1"),
+                                           require_string(*a.get(1), "replace() argument 2"), count, budget));
     }
     if (name == "upper") return ArgReader(args, what, {}), Value::text(unicode::upper(s));
     if (name == "lower" || name == "casefold") return ArgReader(args, what, {}), Value::text(unicode::lower(s));
@@ -153,9 +164,9 @@ Value string_method(Interpreter& in, const std::string& s, std::string_view name
             if (!item.is_string())
                 fail("sequence item " + std::to_string(index) + ": expected str instance, " + type_name(item) +
                      " found");
+            budget.check_size(out.size() + item.str().size() + (index ? s.size() : 0));  // before it grows
             if (index++) out += s;
             out += item.str();
-            budget.check_size(out.size());
         }
         return Value::text(std::move(out));
     }

@@ -9,23 +9,13 @@ namespace ember::chat::jinja {
 // --- namespace() -----------------------------------------------------------------------------------------------
 
 bool Namespace::attribute(std::string_view name, Interpreter&, Value& out) {
-    for (const auto& [n, v] : attrs_) {
-        if (n == name) {
-            out = v;
-            return true;
-        }
-    }
-    return false;
+    const Value* v = attrs_.find(name);
+    if (v) out = *v;
+    return v != nullptr;
 }
 
 void Namespace::set(std::string_view name, Value value) {
-    for (auto& [n, v] : attrs_) {
-        if (n == name) {
-            v = std::move(value);
-            return;
-        }
-    }
-    attrs_.emplace_back(std::string(name), std::move(value));
+    attrs_.set(name, std::move(value));
 }
 
 void Namespace::repr(std::string& out, Budget& budget, int depth) const {
@@ -44,8 +34,7 @@ void Namespace::for_each_child(const std::function<void(const Value&)>& visit) c
 }
 
 void Namespace::release_children_into(std::vector<Value>& out) {
-    for (auto& [n, v] : attrs_) out.push_back(std::move(v));
-    attrs_.clear();
+    attrs_.release_into(out);
 }
 
 // --- loop ------------------------------------------------------------------------------------------------------

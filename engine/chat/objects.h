@@ -25,7 +25,7 @@ public:
     void set(std::string_view name, Value value);
 
 private:
-    std::vector<std::pair<std::string, Value>> attrs_;
+    NamedValues attrs_;
 };
 
 class LoopContext : public Object {

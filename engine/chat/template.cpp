@@ -2,6 +2,7 @@
 // ember::chat::Template: parsing and rendering, with every internal failure turned into one located line.
 #include <cstdio>
 #include <ctime>
+#include <new>
 
 #include "chat/ast.h"
 #include "chat/budget.h"
@@ -76,6 +77,11 @@ std::tm to_tm(std::optional<std::chrono::local_seconds> now) {
     return tm;
 }
 
+std::string resource_failure(const std::exception& e) {
+    if (dynamic_cast<const std::bad_alloc*>(&e)) return "out of memory";
+    return std::string("internal error (") + e.what() + ")";
+}
+
 }  // namespace
 
 Template Template::parse(std::string source, std::string name) {
@@ -89,6 +95,8 @@ Template Template::parse(std::string source, std::string name) {
         jinja::analyze_scopes(*program);
     } catch (const jinja::SyntaxError& e) {
         throw Error(one_line(location(program->name, program->source, e.pos) + ": " + e.message));
+    } catch (const std::exception& e) {
+        throw Error(one_line(program->name + ": cannot parse the template: " + resource_failure(e)));
     }
     return Template(std::move(program));
 }
@@ -115,6 +123,12 @@ std::string Template::render(const nlohmann::ordered_json& variables, const Limi
     } catch (const jinja::Failure& f) {
         if (f.kind() == jinja::Failure::Kind::raised) throw Error(one_line(program.name + ": " + f.what()));
         throw Error(one_line(location(program.name, program.source, interp.position()) + ": " + f.what()));
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception& e) {
+        // The budget refuses every blow-up it can foresee; this is the last line, so that a failed allocation
+        // still ends the render with one located line and never escapes as an abort.
+        throw Error(one_line(location(program.name, program.source, interp.position()) + ": " + resource_failure(e)));
     }
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <unordered_map>
 
 namespace ember::runtime {
@@ -11,6 +12,18 @@ namespace ember::runtime {
 namespace {
 
 uint64_t seed_of(uint64_t seed) { return seed ? seed : std::random_device{}(); }
+
+// Logits that are not numbers come from broken weights (or a broken kernel): sorting them is undefined and an
+// argmax over them picks token 0, which used to end answers after 0 tokens without a word. Said instead.
+void require_numbers(std::span<const float> logits) {
+    size_t nan = 0;
+    for (const float l : logits) nan += std::isnan(l) ? 1 : 0;
+    if (nan > 0)
+        throw Error("the model computed NaN (not a number) for " + std::to_string(nan) + " of the " +
+                    std::to_string(logits.size()) +
+                    " next-token scores: its weights are damaged or the backend "
+                    "failed; nothing can be sampled");
+}
 
 }  // namespace
 
@@ -33,6 +46,7 @@ void Sampler::apply_penalties(std::span<float> logits, std::span<const int32_t> 
 }
 
 std::vector<Candidate> Sampler::distribution(std::span<const float> logits) const {
+    require_numbers(logits);
     if (greedy()) {
         const auto best = std::max_element(logits.begin(), logits.end());
         return {{static_cast<int32_t>(best - logits.begin()), 1.0f}};

@@ -175,6 +175,14 @@ Item {
             Layout.bottomMargin: 12
             spacing: 8
             NoticeBar {
+                objectName: "historyReadOnlyBanner"
+                Layout.fillWidth: true
+                error: true
+                dismissible: false
+                text: page.chat.historyReadOnly
+                      ? qsTr("History is read-only: new chats will not be saved (%1).").arg(page.chat.historyReadOnly) : ""
+            }
+            NoticeBar {
                 Layout.fillWidth: true
                 text: page.chat.notice
                 onDismissed: page.chat.clearNotice()
@@ -183,7 +191,7 @@ Item {
                 objectName: "deviceFailureNotice"
                 Layout.fillWidth: true
                 error: true
-                dismissable: false
+                dismissible: false
                 text: page.engine.deviceFailure
                 actionText: qsTr("Reload on the CPU")
                 onActionTriggered: page.engine.reloadOnCpu()

@@ -10,7 +10,7 @@ Rectangle {
     property string text: ""
     property bool error: false
     property string actionText: ""
-    property bool dismissable: true
+    property bool dismissible: true
     signal dismissed()
     signal actionTriggered()
     visible: text.length > 0
@@ -38,8 +38,8 @@ Rectangle {
         }
         IconButton {
             objectName: "dismissNoticeButton"
-            visible: bar.dismissable
             iconName: "close"
+            visible: bar.dismissible
             tip: qsTr("Dismiss")
             onClicked: bar.dismissed()
         }

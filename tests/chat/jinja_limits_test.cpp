@@ -3,6 +3,8 @@
 // out.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <ctime>
 #include <string>
 
 #include "chat/chat_test_support.h"
@@ -65,6 +67,88 @@ TEST(JinjaLimits, HugeStringsAreRefusedBeforeTheyAreBuilt) {
         "exceeds the output limit");
     expect_one_line_error(render_error("{{ '%0999999999d' % 1 }}"), "format width too large");
     expect_one_line_error(render_error("{{ [1] * 100000000000 }}"), "steps");
+}
+
+// The outside fault run's templates (issue 20): each result's size is computed, with overflow-safe arithmetic,
+// before anything is built, so none of them allocates more than the output limit or throws past the renderer.
+TEST(JinjaLimits, BlowUpsAreSizedBeforeTheyAreBuilt) {
+    // 100000 replacements of 100000 bytes: 10 GB before the fix.
+    expect_one_line_error(render_error("{% set s='a'*100000 %}{{ s.replace('a', s)|length }}"),
+                          "a string of 10000000000 bytes exceeds the output limit");
+    expect_one_line_error(render_error("{% set s='a'*100000 %}{{ (s|replace('a', s))|length }}"),
+                          "exceeds the output limit");
+    expect_one_line_error(render_error("{% set s='a'*100000 %}{{ s.replace('', s)|length }}"),
+                          "exceeds the output limit");
+    // Within the limit, replace still works, count included.
+    EXPECT_EQ(
+        render("{{ 'abcab'.replace('ab', 'xyz') }}|{{ 'aaa'.replace('a', 'bb', 2) }}|{{ 'ab'.replace('', '-') }}"),
+        "xyzcxyz|bbbba|-a-b-");
+    // Padding whose byte count overflows 64 bits (a two-byte fill character), repeats, format widths.
+    for (const auto& [source, message] : std::initializer_list<std::pair<const char*, const char*>>{
+             {"{{ 'x'.center(9223372036854775807, 'é') }}", "exceeds the output limit"},
+             {"{{ 'x'.ljust(9223372036854775807) }}", "exceeds the output limit"},
+             {"{{ 'x'.zfill(9223372036854775807) }}", "exceeds the output limit"},
+             {"{{ 'x'|center(9223372036854775807) }}", "exceeds the output limit"},
+             {"{{ 'ab' * 9223372036854775807 }}", "exceeds the output limit"},
+             {"{{ [1, 2] * 9223372036854775807 }}", "steps"},
+             {"{{ '{:>9223372036854775807}'.format(1) }}", "format width too large"}})
+        expect_one_line_error(render_error(source), message);
+    EXPECT_EQ(render("{{ 'x'.center(5, 'é') }}"), "ééxéé");
+}
+
+TEST(JinjaLimits, RangeOfTwoToTheSixtyFourIsRefusedNotThrown) {
+    // The count 2^64 - 1 used to wrap the step counter around and reach std::vector::reserve (std::length_error).
+    expect_one_line_error(render_error("{{ range(-9223372036854775807-1, 9223372036854775807)|length }}"),
+                          "exceeded the limit of 10000000 steps");
+    expect_one_line_error(render_error("{{ range(9223372036854775807, -9223372036854775807-1, -1)|length }}"),
+                          "exceeded the limit of 10000000 steps");
+    expect_one_line_error(render_error("{{ range(-9223372036854775807-1, 9223372036854775807, 2)|length }}"),
+                          "exceeded the limit of 10000000 steps");
+    EXPECT_EQ(render("{{ range(-9223372036854775807-1, -9223372036854775807+2)|list }}"),
+              "[-9223372036854775808, -9223372036854775807, -9223372036854775806]");
+}
+
+TEST(JinjaLimits, ManyAssignmentsTakeLinearTime) {
+    // 120000 {% set %} statements of distinct names took 29 s (each a scan of the scope) before the 5 s limit.
+    std::string sets, attrs = "{% set ns = namespace() %}";
+    for (int i = 0; i < 120000; ++i) {
+        sets += "{% set v" + std::to_string(i) + " = " + std::to_string(i) + " %}";
+        attrs += "{% set ns.a" + std::to_string(i) + " = " + std::to_string(i) + " %}";
+    }
+    for (const auto& [source, expected] :
+         {std::pair{sets + "{{ v0 + v119999 }}", "119999"}, std::pair{attrs + "{{ ns.a0 + ns.a119999 }}", "119999"}}) {
+        // Processor time, so that a busy machine does not make the test red (before the fix: over 40 s).
+        const std::clock_t start = std::clock();
+        ember::chat::Limits limits;
+        limits.max_time = std::chrono::minutes(2);
+        EXPECT_EQ(render(source, {}, limits), expected);
+        const double seconds = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+        EXPECT_LT(seconds, 2.0) << "120000 assignments took " << seconds << " s of processor time";
+    }
+}
+
+TEST(JinjaLimits, MessagesNestedTooDeeplyAreRefusedBeforeTheyAreCopied) {
+    // 100000 levels: copying them (nlohmann's copy recurses) overflowed the stack before the fix.
+    nlohmann::ordered_json deep = "x";
+    for (int i = 0; i < 100000; ++i) {
+        nlohmann::ordered_json wrapper = nlohmann::ordered_json::array();
+        wrapper.push_back(std::move(deep));
+        deep = std::move(wrapper);
+    }
+    ember::chat::RenderRequest request;
+    request.messages = nlohmann::ordered_json::array();
+    request.messages.push_back({{"role", "user"}, {"content", std::move(deep)}});
+    const auto tmpl = ember::chat::Template::parse("{{ messages|length }}", "t");
+    try {
+        ember::chat::apply_template(tmpl, request);
+        ADD_FAILURE() << "no error";
+    } catch (const ember::Error& e) {
+        expect_one_line_error(e.what(), "the messages: nested deeper than the limit of 256 levels");
+    }
+    // The check itself walks without recursion, at any depth.
+    EXPECT_THROW(ember::chat::require_json_depth(request.messages, 256, "m"), ember::Error);
+    EXPECT_NO_THROW(ember::chat::require_json_depth(nlohmann::ordered_json::parse("[[[1]]]"), 3, "m"));
+    EXPECT_THROW(ember::chat::require_json_depth(nlohmann::ordered_json::parse("[[[[1]]]]"), 3, "m"), ember::Error);
 }
 
 TEST(JinjaLimits, SlowTemplateHitsTheTimeLimit) {

@@ -10,6 +10,8 @@ OUT_DIR/qwen3.6.gguf               the real Qwen3.6 template embedded, as a mode
 OUT_DIR/without_template.gguf      tokens but no chat template
 OUT_DIR/bad_eos.gguf               an eos id outside the token list
 OUT_DIR/jinja_seeds/               the templates of jinja_cases.json, one file each (fuzzer seeds)
+OUT_DIR/hostile_seeds/             small GGUFs carrying the hostile templates of hostile_template_test.py (GGUF
+                                   fuzzer seeds)
 """
 import importlib.util
 import json
@@ -57,6 +59,13 @@ def main() -> int:
     cases = json.loads((Path(__file__).parent / "jinja_cases.json").read_text(encoding="utf-8"))["cases"]
     for case in cases:
         (seeds / f"{case['name']}.jinja").write_text(case["template"], encoding="utf-8")
+    hostile_spec = importlib.util.spec_from_file_location("hostile", Path(__file__).parent / "hostile_templates.py")
+    hostile = importlib.util.module_from_spec(hostile_spec)
+    hostile_spec.loader.exec_module(hostile)
+    (out / "hostile_seeds").mkdir(exist_ok=True)
+    for name, (template, _) in hostile.HOSTILE.items():
+        write_model(out / "hostile_seeds" / f"{name}.gguf", template)
+        (seeds / f"hostile_{name}.jinja").write_text(template, encoding="utf-8")
     return 0
 
 

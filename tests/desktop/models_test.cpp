@@ -246,6 +246,29 @@ TEST(PromptBuilder, ThinkingSwitchesAndPreservedReasoning) {
     EXPECT_FALSE(r.kwargs.contains("enable_thinking")) << "templates without thinking get no switch";
 }
 
+TEST(PromptBuilder, EmptyStoppedOrInterruptedAnswersAreNotFedBack) {
+    // Issue 20: an answer stopped (or cut by a crash) before it wrote anything came back as an empty assistant turn.
+    for (const QString& state : {QStringLiteral("stopped"), QStringLiteral("interrupted"), QStringLiteral("failed")}) {
+        ChatMessage q = msg("q", "", "user", 1), empty = msg("e", "q", "assistant", 2), q2 = msg("q2", "e", "user", 3);
+        q.content = QStringLiteral("First question");
+        q2.content = QStringLiteral("Second question");
+        empty.content.clear();
+        empty.reasoning = QStringLiteral("started thinking");
+        empty.state = state;
+        const chat::RenderRequest r = buildRenderRequest({q, empty, q2}, PromptOptions{});
+        ASSERT_EQ(r.messages.size(), 1u) << state.toStdString() << ": " << r.messages.dump();
+        EXPECT_EQ(r.messages[0]["role"], "user");
+        EXPECT_EQ(r.messages[0]["content"], "First question\n\nSecond question") << "roles still alternate";
+    }
+    // A stopped answer with text is kept as it stands.
+    ChatMessage q = msg("q", "", "user", 1), partial = msg("p", "q", "assistant", 2), q2 = msg("q2", "p", "user", 3);
+    partial.content = QStringLiteral("Half an ans");
+    partial.state = QStringLiteral("stopped");
+    const chat::RenderRequest r = buildRenderRequest({q, partial, q2}, PromptOptions{});
+    ASSERT_EQ(r.messages.size(), 3u);
+    EXPECT_EQ(r.messages[1]["content"], "Half an ans");
+}
+
 TEST(ConversationExport, MarkdownOfTheBranchJsonOfEverything) {
     ConversationInfo info = conv("c1", "Adding numbers", 5);
     ChatMessage q = msg("q", "", "user", 1), a = msg("a", "q", "assistant", 2), b = msg("b", "q", "assistant", 3);

@@ -20,6 +20,7 @@
 #include "manager/library_list_model.h"
 #include "manager/model_manager.h"
 #include "settings/app_settings.h"
+#include "storage/storage_worker.h"
 
 namespace ember::desktop {
 namespace {
@@ -107,7 +108,7 @@ TEST(DesktopScreenshots, ModelPages) {
     ASSERT_TRUE(QFile::copy(fixture(QStringLiteral("scripted.gguf")), models.filePath(QStringLiteral("scripted.gguf"))));
     ASSERT_TRUE(QFile::copy(fixture(QStringLiteral("scripted-plain.gguf")),
                             models.filePath(QStringLiteral("scripted-plain.gguf"))));
-    std::unique_ptr<AppShell> app = startApp(data.path(), {}, "light");
+    std::unique_ptr<AppShell> app = startApp(data.path(), fixture(QStringLiteral("scripted.gguf")), "light");
     ASSERT_TRUE(app);
     QQuickWindow* window = app->window();
     ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("welcomePage")) != nullptr; }))
@@ -171,6 +172,61 @@ TEST(DesktopScreenshots, DownloadsPage) {
     app->models()->cancelDownload(QStringLiteral("tiny-dflash"));
     hub.closeWriteChannel();
     if (!hub.waitForFinished(10000)) hub.kill();
+}
+
+// Issue 20: a damaged history is moved aside and the dialog names where; a read-only one shows the banner.
+void writeSmallHistory(const QString& path, int chats) {
+    StorageWorker w;
+    w.open(path);
+    for (int c = 0; c < chats; ++c)
+        w.saveConversation({QStringLiteral("c%1").arg(c), QStringLiteral("Saved chat %1").arg(c), c, c, true, {}});
+    w.close();
+}
+
+TEST(DesktopScreenshots, DamagedAndReadOnlyHistory) {
+    {
+        QTemporaryDir data;
+        const QString path = QDir(data.path()).filePath(QStringLiteral("conversations.sqlite"));
+        writeSmallHistory(path, 3);
+        QFile f(path);
+        ASSERT_TRUE(f.open(QIODevice::ReadWrite));
+        f.write(QByteArray(100, '\0'));  // a wiped header
+        f.close();
+        std::unique_ptr<AppShell> app = startApp(data.path(), fixture(QStringLiteral("scripted.gguf")), "light");
+        ASSERT_TRUE(app);
+        QQuickWindow* window = app->window();
+        // The dialog is a popup, not an item: its path field shows that it is open.
+        ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("recoveredHistoryPath")) != nullptr; }));
+        QQuickItem* shownPath = findItem(window, QStringLiteral("recoveredHistoryPath"));
+        ASSERT_TRUE(shownPath);
+        EXPECT_TRUE(shownPath->property("text").toString().startsWith(path + QStringLiteral(".corrupt-")));
+        EXPECT_TRUE(QFileInfo::exists(shownPath->property("text").toString()));
+        pumpEvents(300);
+        shoot(window, QStringLiteral("history-recovered-dialog"));
+        click(findItem(window, QStringLiteral("closeHistoryRecoveredButton")));
+        EXPECT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("recoveredHistoryPath")) == nullptr; }));
+        EXPECT_TRUE(waitUntil([&] { return app->chat()->conversations()->count() == 3; }))
+            << "the chats were recovered";
+        EXPECT_TRUE(app->chat()->storageReady());
+    }
+    {
+        QTemporaryDir data;
+        const QString path = QDir(data.path()).filePath(QStringLiteral("conversations.sqlite"));
+        writeSmallHistory(path, 2);
+        QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::ReadGroup | QFileDevice::ReadOther);
+        std::unique_ptr<AppShell> app = startApp(data.path(), fixture(QStringLiteral("scripted.gguf")), "light");
+        ASSERT_TRUE(app);
+        QQuickWindow* window = app->window();
+        ASSERT_TRUE(waitUntil([&] { return findItem(window, QStringLiteral("historyReadOnlyBanner")) != nullptr; }));
+        EXPECT_TRUE(findItem(window, QStringLiteral("historyReadOnlyBanner"))
+                        ->property("text")
+                        .toString()
+                        .startsWith(QStringLiteral("History is read-only: new chats will not be saved")));
+        EXPECT_TRUE(waitUntil([&] { return app->chat()->conversations()->count() == 2; })) << "the history is shown";
+        pumpEvents(300);
+        shoot(window, QStringLiteral("history-read-only-banner"));
+        QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    }
 }
 
 }  // namespace

@@ -1,19 +1,26 @@
 // SPDX-License-Identifier: MIT
 // Conversation storage: the versioned schema migrations (fresh files, every older version with data in it, a
-// failing step rolled back, a newer file refused untouched), WAL, and the storage worker's save / list / search /
-// load / delete round trip with images.
+// failing step rolled back, a newer file refused untouched), WAL, the storage worker's save / list / search /
+// load / delete round trip with images, and damaged or read-only files (issue 20): a damaged file is moved aside
+// and what can be read of it recovered into a new one that keeps working; a read-only one opens read-only.
 #include <gtest/gtest.h>
+
+#include <functional>
 
 #include "app_harness.h"
 
 #include <QBuffer>
+#include <QDir>
+#include <QFile>
 #include <QImage>
+#include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QUuid>
 
+#include "storage/database_salvage.h"
 #include "storage/schema.h"
 #include "storage/storage_worker.h"
 
@@ -192,6 +199,195 @@ TEST(StorageWorker, SaveListSearchLoadDelete) {
     Db d(dir.filePath(QStringLiteral("c.sqlite")));
     EXPECT_EQ(d.scalar(QStringLiteral("SELECT COUNT(*) FROM messages")).toInt(), 0) << "messages go with their chat";
     EXPECT_EQ(d.scalar(QStringLiteral("SELECT COUNT(*) FROM attachments")).toInt(), 0);
+}
+
+// --- damaged and read-only files (issue 20) -----------------------------------------------------------------
+
+constexpr int kChats = 60;
+constexpr int kMessagesPerChat = 8;
+
+// A history of kChats conversations of kMessagesPerChat messages (some 300 KiB, many pages), closed so that the
+// WAL is checkpointed into the file.
+void writeHistory(const QString& path) {
+    StorageWorker w;
+    QSignalSpy failed(&w, &StorageWorker::failed);
+    w.open(path);
+    for (int c = 0; c < kChats; ++c) {
+        const QString id = QStringLiteral("c%1").arg(c);
+        w.saveConversation({id, QStringLiteral("Chat %1").arg(c), c, c, true, {}});
+        for (int m = 0; m < kMessagesPerChat; ++m) {
+            ChatMessage msg;
+            msg.id = QStringLiteral("%1-m%2").arg(id).arg(m);
+            msg.role = m % 2 ? QStringLiteral("assistant") : QStringLiteral("user");
+            msg.content = QStringLiteral("message %1 of %2 ").arg(m).arg(id).repeated(20);
+            msg.createdMs = c * 100 + m;
+            w.saveMessage(id, msg);
+        }
+    }
+    w.close();
+    ASSERT_EQ(failed.count(), 0);
+    ASSERT_FALSE(QFileInfo::exists(path + QStringLiteral("-wal")) &&
+                 QFileInfo(path + QStringLiteral("-wal")).size() > 0);
+}
+
+void overwrite(const QString& path, qint64 offset, const QByteArray& bytes) {
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::ReadWrite));
+    ASSERT_TRUE(f.seek(offset));
+    ASSERT_EQ(f.write(bytes), bytes.size());
+}
+
+struct Opened {
+    bool ok = false;
+    QString error, movedTo, summary, readOnly;
+    QStringList ids;
+};
+
+// Opens `path` with a fresh worker and lists its conversations; `then` runs on the open worker.
+Opened openAndList(const QString& path, const std::function<void(StorageWorker&)>& then = {}) {
+    StorageWorker w;
+    QSignalSpy opened(&w, &StorageWorker::opened), recovered(&w, &StorageWorker::recovered),
+        readOnly(&w, &StorageWorker::readOnly), listed(&w, &StorageWorker::listed);
+    w.open(path);
+    Opened out;
+    out.ok = opened.value(0).value(0).toBool();
+    out.error = opened.value(0).value(1).toString();
+    out.movedTo = recovered.value(0).value(0).toString();
+    out.summary = recovered.value(0).value(1).toString();
+    out.readOnly = readOnly.value(0).value(0).toString();
+    w.listConversations(1, {});
+    for (const ConversationInfo& c : listed.value(0).value(1).value<QList<ConversationInfo>>()) out.ids.append(c.id);
+    if (then) then(w);
+    return out;
+}
+
+// The damaged file was moved aside under the documented name, the new file at the path is sound and writable.
+void expectRecoveredAndWorking(const QString& path, const Opened& o) {
+    ASSERT_TRUE(o.ok) << o.error.toStdString();
+    EXPECT_TRUE(o.movedTo.startsWith(path + QStringLiteral(".corrupt-"))) << o.movedTo.toStdString();
+    EXPECT_TRUE(QFileInfo::exists(o.movedTo));
+    EXPECT_TRUE(o.summary.contains(QStringLiteral("recovered"))) << o.summary.toStdString();
+    EXPECT_FALSE(QFileInfo::exists(o.movedTo + QStringLiteral(".header-4096"))) << "the rebuilt copy is removed";
+    const Opened again = openAndList(path, [](StorageWorker& w) {
+        w.saveConversation({QStringLiteral("new"), QStringLiteral("After recovery"), 1, 1, true, {}});
+    });
+    EXPECT_TRUE(again.ok) << again.error.toStdString();
+    EXPECT_TRUE(again.movedTo.isEmpty()) << "the new file is sound";
+    EXPECT_TRUE(openAndList(path).ids.contains(QStringLiteral("new"))) << "new chats are saved in the new file";
+}
+
+TEST(DamagedHistory, ZeroedHeaderIsRecoveredCompletely) {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("conversations.sqlite"));
+    writeHistory(path);
+    overwrite(path, 0, QByteArray(100, '\0'));
+    const Opened o = openAndList(path);
+    expectRecoveredAndWorking(path, o);
+    EXPECT_EQ(o.ids.size(), kChats) << o.summary.toStdString();  // page 1 keeps the schema; only the header was rebuilt
+    EXPECT_EQ(o.summary,
+              QStringLiteral("%1 conversations and %2 messages recovered").arg(kChats).arg(kChats * kMessagesPerChat));
+}
+
+TEST(DamagedHistory, TruncatedFileKeepsWhatIsLeft) {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("conversations.sqlite"));
+    writeHistory(path);
+    QFile::resize(path, QFileInfo(path).size() / 2);
+    const Opened o = openAndList(path);
+    expectRecoveredAndWorking(path, o);
+    EXPECT_GT(o.ids.size(), 0) << o.summary.toStdString();
+}
+
+TEST(DamagedHistory, GarbagePagesKeepTheReadableRows) {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("conversations.sqlite"));
+    writeHistory(path);
+    const qint64 pages = QFileInfo(path).size() / 4096;
+    ASSERT_GT(pages, 40);
+    QByteArray garbage(6 * 4096, '\0');
+    QRandomGenerator random(20);
+    for (char& c : garbage) c = static_cast<char>(random.bounded(256));
+    overwrite(path, (pages / 2) * 4096, garbage);
+    const Opened o = openAndList(path);
+    expectRecoveredAndWorking(path, o);
+    EXPECT_GT(o.ids.size(), 0) << o.summary.toStdString();
+    StorageWorker w;
+    QSignalSpy loaded(&w, &StorageWorker::loaded);
+    w.open(path);
+    w.loadConversation(1, o.ids.value(0));
+    EXPECT_TRUE(loaded.value(0).value(1).value<LoadedConversation>().found);
+}
+
+TEST(DamagedHistory, TheLogNamesTheRealCause) {
+    // A file that is not a database used to be reported as "cannot switch to WAL journaling".
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("c.sqlite"));
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray(8192, 'x'));
+    f.close();
+    Db d(path);
+    QSqlDatabase db = d.db();
+    QString error;
+    EXPECT_FALSE(schema::configure(db, &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("not a database"))) << error.toStdString();
+    EXPECT_EQ(databaseDamage(db), QStringLiteral("file is not a database"));
+}
+
+TEST(ReadOnlyHistory, ReadOnlyFileOpensReadOnlyAndSavesNothing) {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("conversations.sqlite"));
+    writeHistory(path);
+    const QByteArray before = [&] {
+        QFile f(path);
+        f.open(QIODevice::ReadOnly);
+        return f.readAll();
+    }();
+    ASSERT_TRUE(QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::ReadGroup | QFileDevice::ReadOther));
+    const Opened o = openAndList(path, [&](StorageWorker& w) {
+        QSignalSpy failed(&w, &StorageWorker::failed), saved(&w, &StorageWorker::messageSaved);
+        w.saveConversation({QStringLiteral("new"), QStringLiteral("Unsaved"), 1, 99999, true, {}});
+        ChatMessage m;
+        m.id = QStringLiteral("new-1");
+        m.role = QStringLiteral("user");
+        w.saveMessage(QStringLiteral("new"), m);
+        EXPECT_EQ(failed.count(), 0) << "the banner says it once; no error per save";
+        EXPECT_EQ(saved.count(), 0) << "nothing claims to be saved";
+    });
+    EXPECT_TRUE(o.ok) << o.error.toStdString();
+    EXPECT_TRUE(o.readOnly.contains(QStringLiteral("is read-only"))) << o.readOnly.toStdString();
+    EXPECT_EQ(o.ids.size(), kChats) << "the whole history is shown";
+    EXPECT_TRUE(o.movedTo.isEmpty());
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(f.readAll() == before) << "the file is untouched";
+    QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+}
+
+TEST(ReadOnlyHistory, ReadOnlyFolderOpensReadOnly) {
+    QTemporaryDir dir;
+    const QString folder = dir.filePath(QStringLiteral("data"));
+    QDir().mkpath(folder);
+    const QString path = folder + QStringLiteral("/conversations.sqlite");
+    writeHistory(path);
+    ASSERT_TRUE(QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+    const Opened o = openAndList(path);
+    QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    EXPECT_TRUE(o.ok) << o.error.toStdString();
+    EXPECT_TRUE(o.readOnly.contains(QStringLiteral("folder"))) << o.readOnly.toStdString();
+    EXPECT_EQ(o.ids.size(), kChats);
+}
+
+TEST(ReadOnlyHistory, NoHistoryInAReadOnlyFolderIsSaidNotHidden) {
+    QTemporaryDir dir;
+    const QString folder = dir.filePath(QStringLiteral("data"));
+    QDir().mkpath(folder);
+    ASSERT_TRUE(QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+    const Opened o = openAndList(folder + QStringLiteral("/conversations.sqlite"));
+    QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    EXPECT_FALSE(o.ok);
+    EXPECT_FALSE(o.readOnly.isEmpty());
+    EXPECT_TRUE(o.error.contains(QStringLiteral("cannot be created"))) << o.error.toStdString();
 }
 
 }  // namespace

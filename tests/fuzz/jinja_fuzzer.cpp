@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer target: any byte string, parsed as a chat template and rendered over a conversation with tools,
-// either renders or throws ember::Error (one line) within tight limits; nothing else. The same bytes are also
-// streamed through the output parser, cut at a point derived from the input.
+// either renders or throws ember::Error (one line) within tight limits; nothing else. An input that is JSON is
+// also rendered as the messages (the depth check before any copy). The same bytes are streamed through the
+// output parser, cut at a point derived from the input. jinja_fuzzer.dict lists the constructs that blow up
+// sizes (replace, padding, repeat, join, range near 2^63, deep nesting) so that mutations reach those checks.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -49,6 +51,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         (void)sink;
     } catch (const ember::Error& e) {
         check_one_line(e);
+    }
+
+    const auto json = nlohmann::ordered_json::parse(input, nullptr, false);
+    if (!json.is_discarded()) {
+        static const auto echo = ember::chat::Template::parse(
+            "{% for m in messages %}{{ m|tojson }}{{ m.content|string|replace('a', 'aa') }}{% endfor %}", "echo");
+        try {
+            ember::chat::require_json_depth(json, 64, "fuzz");
+            ember::chat::RenderRequest request;
+            request.messages = json.is_array() ? json : nlohmann::ordered_json::array({json});
+            volatile size_t sink = ember::chat::apply_template(echo, request, limits).size();
+            (void)sink;
+        } catch (const ember::Error& e) {
+            check_one_line(e);
+        }
     }
 
     ember::chat::ParserOptions options;

@@ -197,3 +197,24 @@ def test_capabilities_in_json():
     assert caps["metadata_only.gguf"]["chat_template"]
     assert not any([caps["rich.gguf"]["mtp_head"], caps["rich.gguf"]["dflash_draft"],
                     caps["rich.gguf"]["vision_projector"]])
+
+
+def test_text_report_escapes_what_would_act_on_a_terminal(tmp_path):
+    # Issue 20: keys, string values and tensor names reached the terminal raw, escape sequences included.
+    path = tmp_path / "escapes.gguf"
+    w = gguf.GGUFWriter(str(path), "llama\x1b]0;owned\x07")
+    w.add_string("evil.\x1b[2Jkey", "value \x1b[31mred\x1b[0m \x9b1m c1 \x7f del")
+    w.add_array("evil.list", ["a\x1bb", "ok"])
+    w.add_tensor("blk.\x1b[1mbold", np.zeros(4, dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    out = subprocess.run([BIN / "ember-gguf", "inspect", str(path)], check=True, capture_output=True).stdout
+    text = out.decode("utf-8")
+    assert not any(ord(c) < 0x20 and c != "\n" or 0x7F <= ord(c) <= 0x9F for c in text), repr(text)
+    assert "evil.\\x1b[2Jkey" in text
+    assert "value \\x1b[31mred\\x1b[0m \\u009b1m c1 \\x7f del" in text
+    assert '"a\\x1bb"' in text
+    assert "blk.\\x1b[1mbold" in text
+    assert "llama\\x1b]0;owned\\x07" in text

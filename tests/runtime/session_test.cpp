@@ -200,3 +200,18 @@ TEST(LoadedModel, BadFilesGiveOneLineErrors) {
     EXPECT_EQ(error_of([] { load("bad/unknown_arch.gguf"); }),
               bad + "/unknown_arch.gguf: unsupported architecture 'mamba7' (supported: llama, qwen2, qwen3, qwen35moe)");
 }
+
+TEST(Session, NaNScoresAreAnErrorNotZeroTokens) {
+    // The output weights of this fixture are NaN; before, sampling went on without a word (token 0, or an
+    // undefined sort order), and the fault run saw answers of 0 tokens.
+    auto model = load("nan_output.gguf");
+    for (const float temperature : {0.0f, 0.8f}) {
+        Session session(model);
+        GenerationOptions options;
+        options.max_tokens = 4;
+        options.sampling.temperature = temperature;
+        const std::string message = error_of([&] { session.generate(ids({10, 20, 30}), options, nullptr); });
+        EXPECT_NE(message.find("NaN (not a number) for 269 of the 269 next-token scores"), std::string::npos)
+            << message;
+    }
+}

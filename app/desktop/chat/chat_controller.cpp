@@ -68,6 +68,15 @@ ChatController::ChatController(EngineController* engine, ConversationStore* stor
                 if (request != m_listRequest) return;  // an older search answered late
                 m_conversations.setConversations(list, m_searchText.trimmed());
             });
+    connect(m_store, &ConversationStore::readOnly, this, [this](const QString& reason) {
+        m_historyReadOnly = reason;
+        Q_EMIT historyChanged();
+    });
+    connect(m_store, &ConversationStore::recovered, this, [this](const QString& movedTo, const QString& summary) {
+        m_recoveredPath = movedTo;
+        m_recoveredSummary = summary;
+        Q_EMIT historyChanged();
+    });
     connect(m_store, &ConversationStore::opened, this, [this](bool ok, const QString& error) {
         m_storageReady = ok;
         Q_EMIT storageReadyChanged();
@@ -93,6 +102,12 @@ void ChatController::setNotice(const QString& notice) {
 
 void ChatController::clearNotice() {
     setNotice({});
+}
+
+void ChatController::dismissRecoveredHistory() {
+    m_recoveredPath.clear();
+    m_recoveredSummary.clear();
+    Q_EMIT historyChanged();
 }
 
 void ChatController::setThinkingEnabled(bool enabled) {

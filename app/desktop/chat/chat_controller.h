@@ -44,6 +44,11 @@ class ChatController : public QObject {
     Q_PROPERTY(QString notice READ notice NOTIFY noticeChanged)
     Q_PROPERTY(QString searchText READ searchText WRITE setSearchText NOTIFY searchTextChanged)
     Q_PROPERTY(bool storageReady READ storageReady NOTIFY storageReadyChanged)
+    // Why the history cannot be written (then new chats are kept only in memory); empty when it can.
+    Q_PROPERTY(QString historyReadOnly READ historyReadOnly NOTIFY historyChanged)
+    // Where a damaged history was moved, and what was recovered from it; empty unless that happened at startup.
+    Q_PROPERTY(QString recoveredHistoryPath READ recoveredHistoryPath NOTIFY historyChanged)
+    Q_PROPERTY(QString recoveredHistorySummary READ recoveredHistorySummary NOTIFY historyChanged)
 
 public:
     ChatController(EngineController* engine, ConversationStore* store, AppSettings* settings, ImageCache* images,
@@ -63,6 +68,9 @@ public:
     QString searchText() const { return m_searchText; }
     void setSearchText(const QString& text);
     bool storageReady() const { return m_storageReady; }
+    QString historyReadOnly() const { return m_historyReadOnly; }
+    QString recoveredHistoryPath() const { return m_recoveredPath; }
+    QString recoveredHistorySummary() const { return m_recoveredSummary; }
     const ConversationTree& tree() const { return m_tree; }
 
     Q_INVOKABLE bool send(const QString& text);
@@ -85,6 +93,7 @@ public:
     Q_INVOKABLE bool copyLastAnswer();
     Q_INVOKABLE void exportConversation(const QUrl& file, const QString& format);  // "markdown" or "json"
     Q_INVOKABLE void clearNotice();
+    Q_INVOKABLE void dismissRecoveredHistory();
     Q_INVOKABLE bool canRegenerate() const;
     Q_INVOKABLE bool canContinue() const;
 
@@ -96,6 +105,7 @@ Q_SIGNALS:
     void noticeChanged();
     void searchTextChanged();
     void storageReadyChanged();
+    void historyChanged();
     void ggufDropped(const QString& path);
     void exported(const QString& path, const QString& error);
     // A reply ended (for tests and the status line): how, and how many tokens came after a stop request.
@@ -141,6 +151,9 @@ private:
     QString m_notice;
     QString m_searchText;
     bool m_storageReady = false;
+    QString m_historyReadOnly;
+    QString m_recoveredPath;
+    QString m_recoveredSummary;
 };
 
 }  // namespace ember::desktop

@@ -8,8 +8,17 @@ chat::RenderRequest buildRenderRequest(const QList<ChatMessage>& branch, const P
     if (!options.systemPrompt.trimmed().isEmpty())
         request.messages.push_back({{"role", "system"}, {"content", options.systemPrompt.toStdString()}});
     for (const ChatMessage& m : branch) {
-        // A reply that failed before writing anything says nothing the model should read back.
-        if (m.role == QLatin1String("assistant") && m.content.isEmpty() && m.state == message_state::failed) continue;
+        // A reply that failed, was stopped or was interrupted before it wrote any answer says nothing the model
+        // should read back: an empty assistant turn would teach it to answer with nothing.
+        if (m.role == QLatin1String("assistant") && m.content.isEmpty() && m.state != message_state::complete) continue;
+        // The question it left unanswered and the next one become one user turn, so that roles still alternate
+        // (many templates refuse two user turns in a row).
+        if (m.role == QLatin1String("user") && !request.messages.empty() && request.messages.back()["role"] == "user" &&
+            request.messages.back()["content"].is_string()) {
+            request.messages.back()["content"] =
+                request.messages.back()["content"].get<std::string>() + "\n\n" + m.content.toStdString();
+            continue;
+        }
         // Images are stored with the conversation but not sent: the engine has no vision projector yet.
         nlohmann::ordered_json message = {{"role", m.role.toStdString()}, {"content", m.content.toStdString()}};
         if (m.role == QLatin1String("assistant") && options.preserveThinking && !m.reasoning.isEmpty())

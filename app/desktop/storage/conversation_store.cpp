@@ -11,6 +11,8 @@ ConversationStore::ConversationStore(QObject* parent) : QObject(parent), m_worke
         m_open = ok;
         Q_EMIT opened(ok, error);
     });
+    connect(m_worker, &StorageWorker::readOnly, this, &ConversationStore::readOnly);
+    connect(m_worker, &StorageWorker::recovered, this, &ConversationStore::recovered);
     connect(m_worker, &StorageWorker::listed, this, &ConversationStore::listed);
     connect(m_worker, &StorageWorker::loaded, this, &ConversationStore::loaded);
     connect(m_worker, &StorageWorker::messageSaved, this, &ConversationStore::messageSaved);

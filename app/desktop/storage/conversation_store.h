@@ -27,6 +27,8 @@ public:
     QString path() const { return m_path; }
 
 Q_SIGNALS:
+    void readOnly(const QString& reason);                            // see StorageWorker
+    void recovered(const QString& movedTo, const QString& summary);  // see StorageWorker
     void opened(bool ok, const QString& error);
     void listed(quint64 request, const QList<ember::desktop::ConversationInfo>& conversations);
     void loaded(quint64 request, const ember::desktop::LoadedConversation& conversation);

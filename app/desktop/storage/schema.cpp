@@ -72,9 +72,16 @@ int version(const QSqlDatabase& db) {
 
 bool configure(QSqlDatabase& db, QString* error) {
     QSqlQuery q(db);
-    if (!q.exec(QStringLiteral("PRAGMA journal_mode=WAL")) || !q.next() ||
-        q.value(0).toString().compare(QStringLiteral("wal"), Qt::CaseInsensitive) != 0) {
-        if (error) *error = db.databaseName() + QStringLiteral(": cannot switch to WAL journaling");
+    if (!q.exec(QStringLiteral("PRAGMA journal_mode=WAL")) || !q.next()) {
+        // The real cause (not a database, read-only, locked...), not just the step that met it.
+        if (error) *error = db.databaseName() + QStringLiteral(": ") + q.lastError().text();
+        return false;
+    }
+    if (q.value(0).toString().compare(QStringLiteral("wal"), Qt::CaseInsensitive) != 0) {
+        if (error)
+            *error =
+                db.databaseName() +
+                QStringLiteral(": cannot switch to WAL journaling (the journal stays '%1')").arg(q.value(0).toString());
         return false;
     }
     return exec(db, QStringLiteral("PRAGMA synchronous=NORMAL"), error) &&

@@ -12,6 +12,7 @@
 #include <QThread>
 #include <QUuid>
 
+#include "database_salvage.h"
 #include "schema.h"
 
 namespace ember::desktop {
@@ -78,26 +79,128 @@ void StorageWorker::close() {
     m_open = false;
 }
 
-void StorageWorker::open(const QString& path) {
+namespace {
+
+// Why the history cannot be written, from the permission bits (so that a 0444 file is honoured even for root,
+// whom the system lets write anyway): an empty string when it can.
+QString readOnlyReason(const QString& path) {
+    const QFileInfo file(path);
+    const QFileInfo folder(file.absolutePath());
+    if (file.exists() && !(file.permissions() & QFileDevice::WriteOwner))
+        return QStringLiteral("%1 is read-only").arg(QDir::toNativeSeparators(path));
+    if (!(folder.permissions() & QFileDevice::WriteOwner) || !folder.isWritable())
+        return QStringLiteral("the folder %1 is read-only").arg(QDir::toNativeSeparators(folder.absoluteFilePath()));
+    if (file.exists() && !file.isWritable())
+        return QStringLiteral("%1 cannot be written").arg(QDir::toNativeSeparators(path));
+    return {};
+}
+
+// SQLite's words for SQLITE_READONLY ("attempt to write a readonly database"), which the schema steps report.
+bool isReadOnlyError(const QString& error) {
+    return error.contains(QLatin1String("readonly database"));
+}
+
+}  // namespace
+
+bool StorageWorker::openConnection(const QString& path, bool readOnly, QString* error) {
     close();
-    QDir().mkpath(QFileInfo(path).absolutePath());
     QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
     db.setDatabaseName(path);
-    QString error;
-    if (!db.open()) {
-        error = path + QStringLiteral(": cannot open: ") + db.lastError().text();
-    } else if (!schema::configure(db, &error) || !schema::migrate(db, &error)) {
-        db.close();
-    } else {
-        m_open = true;
+    if (readOnly) db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY"));
+    if (db.open()) return true;
+    *error = path + QStringLiteral(": cannot open: ") + db.lastError().text();
+    return false;
+}
+
+bool StorageWorker::openReadOnly(const QString& path, QString* error) {
+    if (!QFileInfo::exists(path)) {
+        *error = path + QStringLiteral(": there is no history yet and it cannot be created");
+        return false;
     }
-    if (!m_open) qCWarning(lcStorage) << error;
+    if (!openConnection(path, true, error)) return false;
+    QSqlDatabase db = QSqlDatabase::database(m_connection);
+    if (const QString damage = databaseDamage(db); !damage.isEmpty()) {
+        *error =
+            path + QStringLiteral(": the file is damaged (%1) and read-only, so it cannot be repaired").arg(damage);
+        return false;
+    }
+    const int version = schema::version(db);
+    if (version != schema::kSchemaVersion) {
+        *error = QStringLiteral(
+                     "%1: schema version %2 cannot be read without upgrading it (this Ember uses %3), "
+                     "and the file is read-only")
+                     .arg(path)
+                     .arg(version)
+                     .arg(schema::kSchemaVersion);
+        return false;
+    }
+    return true;
+}
+
+bool StorageWorker::recover(const QString& path, const QString& damage, QString* error) {
+    qCWarning(lcStorage).noquote() << path << "is damaged:" << damage
+                                   << "- moving it aside and recovering what can be read";
+    close();
+    const QString movedTo = moveAside(path, error);
+    if (movedTo.isEmpty()) {
+        *error = path + QStringLiteral(": the file is damaged (%1) and ").arg(damage) + *error;
+        return false;
+    }
+    if (!openConnection(path, false, error)) return false;
+    QSqlDatabase db = QSqlDatabase::database(m_connection);
+    if (!schema::configure(db, error) || !schema::migrate(db, error)) return false;
+    const SalvageResult r = salvageInto(db, movedTo);
+    const auto counted = [](int n, const char* one, const char* many) {
+        return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
+    };
+    QString summary = counted(r.conversations, "conversation", "conversations") + QStringLiteral(" and ") +
+                      counted(r.messages, "message", "messages") + QStringLiteral(" recovered");
+    if (r.unreadable > 0) summary += QStringLiteral("; some of the damaged parts could not be read");
+    qCWarning(lcStorage).noquote() << "moved the damaged history to" << movedTo << "-" << summary;
+    Q_EMIT recovered(movedTo, summary);
+    return true;
+}
+
+bool StorageWorker::openWritable(const QString& path, QString* error) {
+    if (!openConnection(path, false, error)) return false;
+    const QString damage = databaseDamage(QSqlDatabase::database(m_connection));
+    if (!damage.isEmpty() && !recover(path, damage, error)) return false;
+    QSqlDatabase db = QSqlDatabase::database(m_connection);
+    return schema::configure(db, error) && schema::migrate(db, error);
+}
+
+void StorageWorker::open(const QString& path) {
+    close();
+    m_readOnly = false;
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QString reason = readOnlyReason(path);
+    QString error;
+    if (reason.isEmpty()) {
+        m_open = openWritable(path, &error);
+        if (!m_open && isReadOnlyError(error))
+            reason = error;  // a read-only file system, or a file the permission bits did not reveal
+    }
+    if (!reason.isEmpty()) {
+        m_readOnly = true;
+        m_open = openReadOnly(path, &error);
+        qCWarning(lcStorage).noquote() << "history is read-only:" << reason;
+        Q_EMIT readOnly(reason);
+    }
+    if (!m_open) {
+        close();
+        qCWarning(lcStorage).noquote() << error;
+    }
     Q_EMIT opened(m_open, error);
 }
 
 bool StorageWorker::ready() {
     if (!m_open) Q_EMIT failed(QStringLiteral("the conversation database is not open"));
     return m_open;
+}
+
+bool StorageWorker::writable() {
+    if (m_readOnly) return false;  // the read-only banner already says that nothing is saved
+    return ready();
 }
 
 void StorageWorker::fail(const QString& what, const QString& why) {
@@ -107,7 +210,7 @@ void StorageWorker::fail(const QString& what, const QString& why) {
 }
 
 void StorageWorker::saveConversation(const ConversationInfo& info) {
-    if (!ready()) return;
+    if (!writable()) return;
     QSqlDatabase db = QSqlDatabase::database(m_connection);
     QSqlQuery q(db);
     q.prepare(QStringLiteral(
@@ -125,7 +228,7 @@ void StorageWorker::saveConversation(const ConversationInfo& info) {
 }
 
 void StorageWorker::saveMessage(const QString& conversationId, const ChatMessage& m) {
-    if (!ready()) return;
+    if (!writable()) return;
     QSqlDatabase db = QSqlDatabase::database(m_connection);
     db.transaction();
     QSqlQuery q(db);
@@ -180,7 +283,7 @@ void StorageWorker::saveMessage(const QString& conversationId, const ChatMessage
 }
 
 void StorageWorker::deleteConversation(const QString& id) {
-    if (!ready()) return;
+    if (!writable()) return;
     QSqlQuery q(QSqlDatabase::database(m_connection));
     q.prepare(QStringLiteral("DELETE FROM conversations WHERE id = ?"));
     q.addBindValue(id);

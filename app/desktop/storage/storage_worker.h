@@ -38,6 +38,11 @@ public:
     void loadConversation(quint64 request, const QString& id);
 
 Q_SIGNALS:
+    // Before opened: the history opened read-only (a read-only file or folder); `reason` says why. Saves are then
+    // skipped: the GUI says that new chats will not be kept.
+    void readOnly(const QString& reason);
+    // Before opened: the file was damaged, moved to `movedTo`, and `summary` says what was recovered from it.
+    void recovered(const QString& movedTo, const QString& summary);
     void opened(bool ok, const QString& error);
     void listed(quint64 request, const QList<ember::desktop::ConversationInfo>& conversations);
     void loaded(quint64 request, const ember::desktop::LoadedConversation& conversation);
@@ -46,10 +51,16 @@ Q_SIGNALS:
 
 private:
     bool ready();
+    bool writable();  // ready, and not read-only
     void fail(const QString& what, const QString& why);
+    bool openConnection(const QString& path, bool readOnly, QString* error);
+    bool openWritable(const QString& path, QString* error);
+    bool openReadOnly(const QString& path, QString* error);
+    bool recover(const QString& path, const QString& damage, QString* error);
 
     QString m_connection;
     bool m_open = false;
+    bool m_readOnly = false;
 };
 
 }  // namespace ember::desktop

@@ -76,6 +76,11 @@ struct RenderRequest {
 // (which may override bos_token/eos_token but not the four names before).
 std::string apply_template(const Template& tmpl, const RenderRequest& request, const Limits& limits = {});
 
+// Throws ember::Error "<where>: nested deeper than the limit of N levels" when JSON data (a messages file, a
+// request body) nests deeper than max_depth. It walks without recursion, so it is safe on any input, and must
+// run before the data is copied: nlohmann's copy recurses and a document 100k levels deep overflows the stack.
+void require_json_depth(const nlohmann::ordered_json& data, int max_depth, std::string_view where);
+
 // The template a model file carries (tokenizer.chat_template), or nullopt.
 std::optional<std::string> template_from_gguf(const gguf::File& file);
 
