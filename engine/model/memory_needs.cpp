@@ -61,8 +61,13 @@ MemoryNeeds estimate_memory_needs(const gguf::File& file, int64_t n_ctx, KvCache
         n_embd = hp.n_embd, n_vocab = hp.n_vocab;
         ffn_rows = std::max(hp.n_ff, hp.n_head * hp.head_dim * 3);
     }  // other architectures: load_model says they are not supported
-    if (const std::optional<model::DFlashInfo> draft = model::find_dflash(file))
-        needs.state += kv_bytes(draft->n_layer, draft->n_head_kv, draft->head_dim, n_ctx, kv_type);
+    // A draft that cannot be read adds nothing here: loading reports it where it is used, and ignores it where
+    // speculation is off.
+    try {
+        if (const std::optional<model::DFlashInfo> draft = model::find_dflash(file))
+            needs.state += kv_bytes(draft->n_layer, draft->n_head_kv, draft->head_dim, n_ctx, kv_type);
+    } catch (const Error&) {
+    }
     // A batch's activations (the residual stream, norms, projections, feed-forward rows) and the logits of a
     // verified draft block.
     needs.scratch =

@@ -35,8 +35,8 @@ def built(backends):
 
 
 def instance_of(test_name):
-    """'AllBackends/BackendOps.SoftmaxRows/vulkan' -> 'vulkan'."""
-    return test_name.rsplit("/", 1)[-1]
+    """'AllBackends/BackendOps.SoftmaxRows/vulkan  # GetParam() = vulkan' -> 'vulkan'."""
+    return test_name.split("  #", 1)[0].strip().rsplit("/", 1)[-1]
 
 
 def check(binary, backends):

@@ -310,7 +310,7 @@ TEST(AppSettings, PersistClampAndPerModelPresets) {
     const QString ini = dir.filePath(QStringLiteral("settings.ini"));
     {
         AppSettings s(ini);
-        EXPECT_EQ(s.backend(), QStringLiteral("cpu"));
+        EXPECT_EQ(s.backend(), QStringLiteral("auto")) << "the best device by default";
         s.setTemperature(0.2);
         s.setTopK(7);
         s.setMaxTokens(256);
