@@ -82,7 +82,6 @@ void EngineController::loadModel(const QString& pathOrUrl, int threads, qint64 c
     const QString path = url.isLocalFile() ? url.toLocalFile() : pathOrUrl;
     if (path.isEmpty()) return;
     ++m_pendingLoads;
-    m_lastPath = path;
     m_lastThreads = threads;
     m_lastContextLength = contextLength;
     setDeviceFailure({});
@@ -102,7 +101,8 @@ void EngineController::loadModel(const QString& pathOrUrl, int threads, qint64 c
 }
 
 void EngineController::reloadOnCpu() {
-    if (!m_lastPath.isEmpty()) loadModel(m_lastPath, m_lastThreads, m_lastContextLength, QStringLiteral("cpu"));
+    if (!m_loadingPath.isEmpty())
+        loadModel(m_loadingPath, m_lastThreads, m_lastContextLength, QStringLiteral("cpu"));
 }
 
 void EngineController::setDeviceFailure(const QString& failure) {

@@ -140,8 +140,7 @@ private:
     qint64 m_contextUsed = 0;
     QString m_lastError;
     QString m_deviceFailure;
-    // The last load asked for, for reloadOnCpu().
-    QString m_lastPath;
+    // The last load's threads and context (its path is m_loadingPath), for reloadOnCpu().
     int m_lastThreads = 0;
     qint64 m_lastContextLength = 4096;
     quint64 m_nextTurn = 1;
