@@ -85,7 +85,9 @@ TEST(DesktopEndToEnd, ChatThinkImageStopRegenerateRestart) {
         typeText(input, QStringLiteral("add\n"));
         Reply first = replies.next();
         EXPECT_EQ(first.state, QStringLiteral("complete"));
-        EXPECT_GT(streamed.count(), 1) << "the answer arrived in one piece, not streamed";
+        // A short answer may come in one batch when the GUI thread is busy for all of it; step 4 checks that a
+        // long answer streams in many.
+        EXPECT_GE(streamed.count(), 1) << "the answer did not come through the stream";
         ASSERT_EQ(chat->messages()->count(), 2);
         EXPECT_EQ(chat->messageText(0), QStringLiteral("Write\nadd"));
         EXPECT_EQ(chat->messageText(1), answer);
@@ -155,8 +157,11 @@ TEST(DesktopEndToEnd, ChatThinkImageStopRegenerateRestart) {
         // 4. Stop an answer that never ends, with the stop button; it stops within one token.
         engine->loadModel(fixture(QStringLiteral("scripted-endless.gguf")));
         ASSERT_TRUE(waitUntil([&] { return engine->state() == EngineController::Ready; }));
+        const qsizetype batchesBefore = streamed.count();
         typeText(input, QStringLiteral("go on forever\n"));
         ASSERT_TRUE(waitUntil([&] { return chat->messages()->count() == 8 && chat->messageText(7).size() > answer.size() + 20; }));
+        EXPECT_TRUE(waitUntil([&] { return streamed.count() > batchesBefore + 2; }))
+            << "the answer in flight is not shown as it streams";
         QQuickItem* stop = findItem(window, QStringLiteral("stopButton"));
         ASSERT_TRUE(stop);
         click(stop);
