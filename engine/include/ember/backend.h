@@ -53,7 +53,10 @@ struct Tensor {
 // normal: pairs (2i, 2i+1). neox: pairs (i, i + n_rot/2). multi_interleaved (Qwen3-VL's IMRoPE): NeoX pairs whose
 // position comes from one of the axes t, h, w: pair j uses h if j % 3 == 1 and j < 3 * sections[1], w if
 // j % 3 == 2 and j < 3 * sections[2], else t; positions then hold 3 values per row, axis-major ([t...][h...][w...]).
-enum class RopeMode { normal, neox, multi_interleaved };
+// vision (the 2-D RoPE of a vision encoder, ../specs/vision-qwen3vl.md §5.3.2): NeoX pairs (j, j + n_rot/2); with
+// q = n_rot/4, pair j < q turns by row · base^(-j/q) and pair j >= q by col · base^(-(j - q)/q); positions hold 2
+// values per row, axis-major ([row...][col...]).
+enum class RopeMode { normal, neox, multi_interleaved, vision };
 
 struct RopeParams {
     RopeMode mode = RopeMode::normal;
@@ -71,7 +74,8 @@ struct AttentionParams {
 };
 
 enum class Activation { silu, gelu };
-enum class UnaryOp { silu, sigmoid, softplus, exp };
+// gelu_tanh: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); gelu_erf: 0.5 x (1 + erf(x / sqrt(2))).
+enum class UnaryOp { silu, sigmoid, softplus, exp, gelu_tanh, gelu_erf };
 
 // The gated delta rule over the tokens of a batch (Gated DeltaNet, ../specs/qwen35moe.md §5.4). Per value head p
 // (which reads q/k head p % n_k_heads) with state S [d_k][d_v] (F32, row-major, heads one after another):
@@ -122,6 +126,10 @@ public:
     virtual void matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias = nullptr) = 0;
     // out[i, :] = x[i, :] / rms(x[i, :]) * weight (weight has x.cols elements). out may alias x.
     virtual void rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) = 0;
+    // LayerNorm: out[i, :] = (x[i, :] - mean) / sqrt(var + eps) * weight + bias, mean and (biased) variance over
+    // the row; weight and bias F32 with x.cols elements. out may alias x.
+    virtual void layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
+                            const Tensor& out);
     // out = a + b; b may have one row (broadcast over a's rows). out may alias a.
     virtual void add(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
     // out = a * b elementwise; b may have one row (broadcast over rows) or one column (row r scaled by b[r, 0]).
@@ -138,7 +146,8 @@ public:
     virtual void store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
                           std::span<const int32_t> positions) = 0;
     // Causal attention of q (rows = tokens at positions[i]) over cache rows [0, n_kv): each query sees cache rows
-    // j <= positions[i]. out: [tokens, n_head * head_dim].
+    // j <= positions[i] (every query at n_kv - 1: bidirectional attention, as a vision encoder needs).
+    // out: [tokens, n_head * head_dim].
     virtual void attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
                            std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) = 0;
     // In place softmax of each row.

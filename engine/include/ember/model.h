@@ -79,6 +79,17 @@ struct ForwardRequest {
     // read these features).
     std::span<const int64_t> capture_layers;
     std::vector<float>* captured = nullptr;
+    // Rows whose input is an embedding instead of their token's (the tokens of an image, ../specs/
+    // vision-qwen3vl.md §6): rows [first_row, first_row + n_rows) take embeddings ([n_rows, n_embd]).
+    struct EmbeddedRows {
+        int64_t first_row = 0;
+        int64_t n_rows = 0;
+        std::span<const float> embeddings;
+    };
+    std::span<const EmbeddedRows> embedded;
+    // M-RoPE positions (t, h, w) of each row, axis-major ([t...][h...][w...], 3 * tokens values); empty: every
+    // axis is the row's position. The cache slot of a row stays first_position + i either way.
+    std::span<const int32_t> rope_positions;
 };
 
 // A model's own multi-token-prediction head (e.g. Qwen3.6's MTP block): predicts the token after next from a
@@ -111,6 +122,8 @@ public:
     // ([n_out, n_vocab]) into `logits`. Throws ember::Error on bad input (token outside the vocabulary,
     // positions beyond the state's capacity).
     virtual void forward(SequenceState& state, const ForwardRequest& request, std::vector<float>& logits) const = 0;
+    // Whether forward() takes embedded rows and M-RoPE positions (a model that can read images).
+    virtual bool takes_images() const { return false; }
     // The model's MTP head, when the file has one.
     virtual const MtpHead* mtp() const { return nullptr; }
     // The token embedding table and the output head (drafts borrow them).

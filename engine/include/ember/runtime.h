@@ -26,6 +26,7 @@
 #include "ember/gguf.h"
 #include "ember/model.h"
 #include "ember/tokenizer.h"
+#include "ember/vision.h"
 
 namespace ember {
 
@@ -45,6 +46,10 @@ struct LoadOptions {
     std::string speculation = "auto";
     // A standalone DFlash draft file to use with this model (instead of an embedded draft).
     std::optional<std::filesystem::path> draft_file;
+    // The vision projector (mmproj GGUF) to pair with the model; without it, none (callers pair through
+    // vision::projectors_beside). A projector that does not fit the model is a load error naming both files.
+    std::optional<std::filesystem::path> mmproj;
+    int64_t image_max_pixels = 0;          // > 0: lowers the projector's pixel limit
 };
 
 namespace runtime {
@@ -71,6 +76,8 @@ public:
     double load_seconds() const { return load_seconds_; }
     // "none", "mtp" or "dflash": what sessions draft with.
     const std::string& speculation() const { return speculation_; }
+    // The paired vision projector, or nullptr.
+    const vision::Projector* projector() const { return projector_.get(); }
     // A fresh drafter for a session with n_ctx positions (null when speculation is off).
     std::unique_ptr<runtime::Drafter> make_drafter(int64_t n_ctx) const;
 
@@ -92,6 +99,8 @@ private:
     std::string speculation_ = "none";
     std::unique_ptr<gguf::File> draft_file_;           // a separate draft file, when given
     std::unique_ptr<DraftModel> dflash_;               // the DFlash draft model, when used
+    std::unique_ptr<gguf::File> projector_file_;
+    std::unique_ptr<vision::Projector> projector_;
 };
 
 struct SamplingParams {
@@ -122,6 +131,9 @@ struct GenerationOptions {
     // A caller's own stop flag (e.g. a client's connection closed), checked like cancel(): before every token and
     // between prefill batches. Must outlive the call.
     const std::atomic<bool>* cancel = nullptr;
+    // Chat turns with images: called before each image is encoded (done of total so far), e.g. to show "reading the
+    // image…".
+    std::function<void(int done, int total)> on_image;
 };
 
 enum class StopReason { end_of_generation, max_tokens, stop_string, cancelled, context_full };
@@ -140,6 +152,8 @@ struct GenerationStats {
     int64_t reused_tokens = 0;     // prompt tokens already in the state (prefix reuse)
     int64_t prefilled_tokens = 0;  // prompt tokens computed this turn
     int64_t generated_tokens = 0;
+    int64_t image_tokens = 0;      // prompt tokens that are image embeddings
+    double image_seconds = 0;      // time spent encoding images this turn (cached encodings cost nothing)
     double prefill_seconds = 0;
     double decode_seconds = 0;
     double prefill_tokens_per_second() const { return prefill_seconds > 0 ? prefilled_tokens / prefill_seconds : 0; }
@@ -181,6 +195,12 @@ public:
     // assistant's reply. Throws ember::Error on bad input (no template, context full under the error policy).
     GenerationResult chat(const chat::RenderRequest& conversation, const GenerationOptions& options,
                           const StreamCallback& on_chunk = {});
+    // The same with the images of the conversation, in the order of their placeholders in the rendered prompt
+    // (content parts {"type": "image"}). Each placeholder run expands to the image's token count; the
+    // embeddings replace those rows, with M-RoPE positions (../specs/vision-qwen3vl.md §6). Throws ember::Error
+    // when the model has no projector, or the placeholders and images differ in number.
+    GenerationResult chat(const chat::RenderRequest& conversation, std::span<const vision::Image> images,
+                          const GenerationOptions& options, const StreamCallback& on_chunk = {});
     // Plain continuation of a token prompt (no template).
     GenerationResult generate(std::span<const int32_t> prompt, const GenerationOptions& options,
                               const StreamCallback& on_chunk = {});
