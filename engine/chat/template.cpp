@@ -4,13 +4,13 @@
 #include <ctime>
 #include <new>
 
-#include "chat/ast.h"
-#include "chat/budget.h"
-#include "chat/interpreter.h"
-#include "chat/lexer.h"
-#include "chat/parser.h"
-#include "chat/scopes.h"
-#include "chat/unicode.h"
+#include "jinja/ast.h"
+#include "jinja/budget.h"
+#include "jinja/interpreter.h"
+#include "jinja/lexer.h"
+#include "jinja/parser.h"
+#include "jinja/scopes.h"
+#include "jinja/unicode.h"
 #include "ember/chat.h"
 
 namespace ember::chat {

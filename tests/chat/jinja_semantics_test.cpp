@@ -96,8 +96,8 @@ TEST(JinjaTemplate, GlobalsAreNotData) {
 
 }  // namespace
 
-#include "chat/budget.h"
-#include "chat/value.h"
+#include "jinja/budget.h"
+#include "jinja/jinja_value.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "chat/chat_test_support.h"
-#include "chat/unicode.h"
+#include "jinja/unicode.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 // template's variables hold that name. Names assigned only inside if-branches are looked up as usual.
 #pragma once
 
-#include "chat/ast.h"
+#include "jinja/ast.h"
 
 namespace ember::chat::jinja {
 

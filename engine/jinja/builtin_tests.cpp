@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Jinja's tests (`x is defined`, `x is divisibleby 3`, ...), as jinja2 3.1 defines them.
-#include "chat/budget.h"
-#include "chat/interpreter.h"
-#include "chat/library.h"
-#include "chat/pystr.h"
+#include "jinja/budget.h"
+#include "jinja/interpreter.h"
+#include "jinja/builtins.h"
+#include "jinja/pystr.h"
 
 namespace ember::chat::jinja {
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "chat/value.h"
+#include "jinja/jinja_value.h"
 
 namespace ember::chat::jinja {
 

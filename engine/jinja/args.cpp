@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "chat/budget.h"
-#include "chat/library.h"
+#include "jinja/budget.h"
+#include "jinja/builtins.h"
 
 namespace ember::chat::jinja {
 

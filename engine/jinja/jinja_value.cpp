@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "chat/value.h"
+#include "jinja/jinja_value.h"
 
 #include <algorithm>
 #include <charconv>
@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <unordered_set>
 
-#include "chat/budget.h"
-#include "chat/unicode.h"
+#include "jinja/budget.h"
+#include "jinja/unicode.h"
 
 namespace ember::chat::jinja {
 

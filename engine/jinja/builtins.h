@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "chat/ast.h"
-#include "chat/value.h"
+#include "jinja/ast.h"
+#include "jinja/jinja_value.h"
 
 namespace ember::chat::jinja {
 

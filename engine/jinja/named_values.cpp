@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "chat/named_values.h"
+#include "jinja/named_values.h"
 
 namespace ember::chat::jinja {
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include "chat/interpreter.h"
+#include "jinja/interpreter.h"
 
-#include "chat/library.h"
-#include "chat/objects.h"
-#include "chat/unicode.h"
+#include "jinja/builtins.h"
+#include "jinja/objects.h"
+#include "jinja/unicode.h"
 
 namespace ember::chat::jinja {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "chat/value.h"
+#include "jinja/jinja_value.h"
 
 namespace ember::chat::jinja {
 

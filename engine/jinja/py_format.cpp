@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <limits>
 
-#include "chat/budget.h"
-#include "chat/library.h"
-#include "chat/unicode.h"
+#include "jinja/budget.h"
+#include "jinja/builtins.h"
+#include "jinja/unicode.h"
 
 namespace ember::chat::jinja {
 

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "chat/budget.h"
-#include "chat/unicode.h"
-#include "chat/value.h"
+#include "jinja/budget.h"
+#include "jinja/unicode.h"
+#include "jinja/jinja_value.h"
 
 namespace ember::chat::jinja {
 

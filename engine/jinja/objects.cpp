@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include "chat/objects.h"
+#include "jinja/objects.h"
 
-#include "chat/budget.h"
-#include "chat/library.h"
+#include "jinja/budget.h"
+#include "jinja/builtins.h"
 
 namespace ember::chat::jinja {
 

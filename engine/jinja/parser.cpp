@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "chat/parser.h"
+#include "jinja/parser.h"
 
 #include <algorithm>
 #include <initializer_list>

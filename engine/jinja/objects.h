@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "chat/interpreter.h"
-#include "chat/value.h"
+#include "jinja/interpreter.h"
+#include "jinja/jinja_value.h"
 
 namespace ember::chat::jinja {
 

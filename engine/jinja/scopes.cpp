@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "chat/scopes.h"
+#include "jinja/scopes.h"
 
 #include <algorithm>
 #include <set>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-#include "chat/pystr.h"
+#include "jinja/pystr.h"
 
 #include <algorithm>
 
-#include "chat/budget.h"
-#include "chat/unicode.h"
+#include "jinja/budget.h"
+#include "jinja/unicode.h"
 
 namespace ember::chat::pystr {
 

@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include "chat/ast.h"
-#include "chat/budget.h"
-#include "chat/named_values.h"
-#include "chat/value.h"
+#include "jinja/ast.h"
+#include "jinja/budget.h"
+#include "jinja/named_values.h"
+#include "jinja/jinja_value.h"
 
 namespace ember::chat::jinja {
 

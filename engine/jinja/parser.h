@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "chat/ast.h"
-#include "chat/lexer.h"
+#include "jinja/ast.h"
+#include "jinja/lexer.h"
 
 namespace ember::chat::jinja {
 

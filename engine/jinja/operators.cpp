@@ -4,9 +4,9 @@
 #include <cmath>
 #include <optional>
 
-#include "chat/budget.h"
-#include "chat/library.h"
-#include "chat/unicode.h"
+#include "jinja/budget.h"
+#include "jinja/builtins.h"
+#include "jinja/unicode.h"
 
 namespace ember::chat::jinja {
 

@@ -6,10 +6,10 @@
 
 #include <array>
 
-#include "chat/budget.h"
-#include "chat/interpreter.h"
-#include "chat/library.h"
-#include "chat/objects.h"
+#include "jinja/budget.h"
+#include "jinja/interpreter.h"
+#include "jinja/builtins.h"
+#include "jinja/objects.h"
 
 namespace ember::chat::jinja {
 

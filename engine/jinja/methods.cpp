@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <array>
 
-#include "chat/budget.h"
-#include "chat/interpreter.h"
-#include "chat/library.h"
-#include "chat/pystr.h"
-#include "chat/unicode.h"
+#include "jinja/budget.h"
+#include "jinja/interpreter.h"
+#include "jinja/builtins.h"
+#include "jinja/pystr.h"
+#include "jinja/unicode.h"
 
 namespace ember::chat::jinja {
 

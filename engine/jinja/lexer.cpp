@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-#include "chat/lexer.h"
+#include "jinja/lexer.h"
 
 #include <charconv>
 #include <cstdio>
 
-#include "chat/unicode.h"
+#include "jinja/unicode.h"
 
 namespace ember::chat::jinja {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "chat/unicode.h"
+#include "jinja/unicode.h"
 
 #include <locale.h>
 #include <wctype.h>

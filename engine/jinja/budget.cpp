@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "chat/budget.h"
+#include "jinja/budget.h"
 
 namespace ember::chat::jinja {
 
