@@ -3,11 +3,15 @@
 
 #include "gguf_draft_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
+
+#include "ember/tokenizer.h"
 
 namespace ember::cli {
 
@@ -152,6 +156,34 @@ std::string shape_text(const gguf::TensorInfo& t) {
 
 std::string yes_no(bool b) { return b ? "yes" : "no"; }
 
+// The tokenizer.ggml.model and tokenizer.ggml.pre of a file, and whether Ember's tokenizer knows them.
+struct TokenizerNames {
+    std::optional<std::string> model;
+    std::optional<std::string> pre;
+    bool model_known = false;
+    bool pre_known = false;
+};
+
+std::optional<std::string> string_key(const gguf::File& file, std::string_view key) {
+    const Value* v = file.find(key);
+    if (!v || v->type() != ValueType::STRING) return std::nullopt;
+    return std::string(v->as_string());
+}
+
+TokenizerNames tokenizer_names(const gguf::File& file) {
+    TokenizerNames names{string_key(file, "tokenizer.ggml.model"), string_key(file, "tokenizer.ggml.pre")};
+    const auto known = [](const std::vector<std::string>& list, const std::optional<std::string>& name) {
+        return name && std::find(list.begin(), list.end(), *name) != list.end();
+    };
+    names.model_known = known(Tokenizer::supported_models(), names.model);
+    names.pre_known = known(Tokenizer::supported_pre_tokenizers(), names.pre);
+    return names;
+}
+
+ordered_json optional_json(const std::optional<std::string>& s) {
+    return s ? ordered_json(*s) : ordered_json(nullptr);
+}
+
 }  // namespace
 
 ordered_json gguf_to_json(const gguf::File& file, uint64_t max_array) {
@@ -205,6 +237,11 @@ ordered_json gguf_to_json(const gguf::File& file, uint64_t max_array) {
         {"vision_projector", caps.vision_projector},
         {"chat_template", caps.has_chat_template},
     };
+    const TokenizerNames tok = tokenizer_names(file);
+    doc["capabilities"]["tokenizer_model"] = optional_json(tok.model);
+    doc["capabilities"]["tokenizer_model_known"] = tok.model_known;
+    doc["capabilities"]["pre_tokenizer"] = optional_json(tok.pre);
+    doc["capabilities"]["pre_tokenizer_known"] = tok.pre_known;
     if (const std::optional<DraftReport> draft = report_draft(file, caps))
         doc["capabilities"]["dflash"] = draft_json(*draft);
     return doc;
@@ -275,6 +312,21 @@ void print_gguf_report(const gguf::File& file, std::ostream& out) {
     }
     out << "\n  vision projector       " << yes_no(caps.vision_projector) << "\n";
     out << "  chat template          " << yes_no(caps.has_chat_template) << "\n";
+    const TokenizerNames tok = tokenizer_names(file);
+    out << "  tokenizer              "
+        << (!tok.model ? "(none)" : escaped(*tok.model) + (tok.model_known ? "" : " (Ember does not know it)")) << "\n";
+    // Byte-level BPE ("gpt2") cannot do without its pre-tokenizer; the other models use none.
+    const bool bpe = tok.model == "gpt2";
+    if (tok.pre || bpe) {
+        out << "  pre-tokenizer          ";
+        if (!tok.pre)
+            out << "(missing: Ember needs one for byte-level BPE)";
+        else if (!bpe)
+            out << escaped(*tok.pre) << " (not used by this tokenizer model)";
+        else
+            out << escaped(*tok.pre) << (tok.pre_known ? " (Ember knows it)" : " (Ember does not know it)");
+        out << "\n";
+    }
 }
 
 }  // namespace ember::cli

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Pre-tokenizers: the regexes that cut text into words before byte-level BPE, one preset per llama.cpp pre-type
-// name (tokenizer.ggml.pre), run with PCRE2 (UTF-8, Unicode properties, JIT where available).
+// Pre-tokenizers: the regexes that cut text into words before byte-level BPE, one preset per tokenizer.ggml.pre
+// name (the presets are in pre_tokenizer_presets.cpp), run with PCRE2 (UTF-8, Unicode properties, JIT where
+// available).
 //
 // A preset is a sequence of stages as in Hugging Face's Sequence pre-tokenizer: each stage splits every piece the
 // previous one made, keeping both the matches and the text between them (the "isolated" behaviour). A regex sees
@@ -21,7 +22,7 @@ namespace ember::tokenizer {
 enum class RegexDomain { text, byte_level };
 
 struct RegexStage {
-    std::string_view pattern;  // as written in the model's tokenizer.json
+    std::string_view pattern;  // as written in the model's tokenizer.json, or its PCRE2 equivalent where they differ
     RegexDomain domain = RegexDomain::text;
 };
 
@@ -30,12 +31,15 @@ struct PreTokenizerSpec {
     std::vector<std::string_view> aliases;
     std::vector<RegexStage> stages;
     bool nfc = false;            // NFC-normalize text first (the model's tokenizer.json has an NFC normalizer)
-    bool ignore_merges = false;  // a piece that is itself a token is taken whole (Llama 3's BPE option)
+    bool ignore_merges = false;  // a piece that is itself a token is taken whole (BPE ignore_merges; tiktoken)
 };
 
-// nullptr for an unknown name.
+// nullptr for an unknown name (neither a preset's name nor one of its aliases).
 const PreTokenizerSpec* find_pre_tokenizer(std::string_view name);
+// Every name find_pre_tokenizer knows, each preset's name followed by its aliases.
 std::vector<std::string> pre_tokenizer_names();
+// The presets, each once.
+const std::vector<PreTokenizerSpec>& pre_tokenizer_presets();
 
 // Rewrites a tokenizer.json regex (Oniguruma syntax) for PCRE2 where the two differ: `\s` and `\S` become
 // \p{White_Space} and \P{White_Space}, because PCRE2's Unicode `\s` also matches U+180E, which Oniguruma's does not.

@@ -63,7 +63,7 @@ Tokenizer::Impl::Impl(const gguf::File& file, tokenizer::Vocab&& loaded) : vocab
                         join(tokenizer::pre_tokenizer_names()) + ")");
         const tokenizer::PreTokenizerSpec* spec = tokenizer::find_pre_tokenizer(vocab.pre());
         if (!spec)
-            throw Error(where + "tokenizer.ggml.pre '" + vocab.pre() +
+            throw Error(where + "tokenizer.ggml.pre '" + tokenizer::message_value(vocab.pre()) +
                         "' is not supported (supported: " + join(tokenizer::pre_tokenizer_names()) + ")");
         pre.emplace(*spec);
         bpe = std::make_unique<tokenizer::BpeModel>(file, vocab, spec->ignore_merges);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "tokenizer/vocab.h"
 
+#include <algorithm>
 #include <array>
 #include <limits>
 
@@ -60,6 +61,25 @@ std::string message_prefix(const gguf::File& file) {
     return file.name() + ": tokenizer: ";
 }
 
+std::string message_value(std::string_view value) {
+    size_t cut = std::min<size_t>(value.size(), 64);
+    while (cut < value.size() && cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;
+    std::string out;
+    for (const char c : value.substr(0, cut)) {
+        const auto b = static_cast<unsigned char>(c);
+        if (b < 0x20 || b == 0x7F) {
+            constexpr char kHex[] = "0123456789abcdef";
+            out += "\\x";
+            out += kHex[b >> 4];
+            out += kHex[b & 15];
+        } else {
+            out += c;
+        }
+    }
+    if (cut < value.size()) out += "...";
+    return out;
+}
+
 const gguf::Value* find_key(const gguf::File& file, std::string_view key, std::string_view expected) {
     const gguf::Value* v = file.find(key);
     if (!v) return nullptr;
@@ -95,7 +115,7 @@ Vocab Vocab::load(const gguf::File& file) {
     } else if (vocab.model_name_ == "llama") {
         vocab.kind_ = ModelKind::spm;
     } else {
-        throw Error(where + "tokenizer.ggml.model '" + vocab.model_name_ +
+        throw Error(where + "tokenizer.ggml.model '" + message_value(vocab.model_name_) +
                     "' is not supported (supported: gpt2, llama)");
     }
     if (const gguf::Value* pre = find_key(file, "tokenizer.ggml.pre", "string")) vocab.pre_ = pre->as_string();

@@ -68,6 +68,9 @@ std::vector<int32_t> end_of_generation_ids(const Vocab& vocab);
 
 // "<file>: tokenizer: " for messages.
 std::string message_prefix(const gguf::File& file);
+// A string value from the file as an error message may show it: control characters escaped (\xNN), so the
+// message stays one line, and cut after 64 bytes.
+std::string message_value(std::string_view value);
 // The key's value if present, after checking its type ("string", "bool", "integer", "array[string]",
 // "array[integer]", "array[f32]"); nullptr when absent.
 const gguf::Value* find_key(const gguf::File& file, std::string_view key, std::string_view expected);

@@ -218,3 +218,49 @@ def test_text_report_escapes_what_would_act_on_a_terminal(tmp_path):
     assert '"a\\x1bb"' in text
     assert "blk.\\x1b[1mbold" in text
     assert "llama\\x1b]0;owned\\x07" in text
+
+
+def tokenizer_file(path: Path, model: str | None, pre: str | None) -> Path:
+    w = gguf.GGUFWriter(str(path), "llama")
+    if model is not None:
+        w.add_tokenizer_model(model)
+    if pre is not None:
+        w.add_tokenizer_pre(pre)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+@pytest.mark.parametrize("model,pre,line,known", [
+    ("gpt2", "qwen2", "pre-tokenizer          qwen2 (Ember knows it)", True),
+    ("gpt2", "kimi-k2", "pre-tokenizer          kimi-k2 (Ember knows it)", True),
+    ("gpt2", "chameleon", "pre-tokenizer          chameleon (Ember does not know it)", False),
+    ("gpt2", None, "pre-tokenizer          (missing: Ember needs one for byte-level BPE)", False),
+    ("llama", "default", "pre-tokenizer          default (not used by this tokenizer model)", False),
+    ("gpt2", "x\x1b[2Jy", "pre-tokenizer          x\\x1b[2Jy (Ember does not know it)", False),
+])
+def test_inspect_says_which_pre_tokenizer_a_file_uses_and_whether_ember_knows_it(tmp_path, model, pre, line, known):
+    path = tokenizer_file(tmp_path / "tok.gguf", model, pre)
+    out = subprocess.run([BIN / "ember-gguf", "inspect", str(path)], check=True, capture_output=True,
+                         text=True).stdout
+    assert f"  tokenizer              {model}\n" in out
+    assert f"  {line}\n" in out
+    caps = inspect_json(path)["capabilities"]
+    assert caps["tokenizer_model"] == model and caps["tokenizer_model_known"]
+    assert caps["pre_tokenizer"] == pre and caps["pre_tokenizer_known"] == known
+
+
+def test_inspect_without_a_tokenizer(tmp_path):
+    path = tokenizer_file(tmp_path / "none.gguf", None, None)
+    out = subprocess.run([BIN / "ember-gguf", "inspect", str(path)], check=True, capture_output=True,
+                         text=True).stdout
+    assert "  tokenizer              (none)\n" in out and "pre-tokenizer" not in out
+    caps = inspect_json(path)["capabilities"]
+    assert caps["tokenizer_model"] is None and caps["pre_tokenizer"] is None
+    path = tokenizer_file(tmp_path / "bert.gguf", "bert", None)
+    out = subprocess.run([BIN / "ember-gguf", "inspect", str(path)], check=True, capture_output=True,
+                         text=True).stdout
+    assert "  tokenizer              bert (Ember does not know it)\n" in out
+    assert not inspect_json(path)["capabilities"]["tokenizer_model_known"]

@@ -3,6 +3,8 @@
 // gives with no special tokens added (NAME.gguf.out). Every text must match exactly and decode back to itself.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "tokenizer_test_util.h"
 
 namespace ember::test {
@@ -41,26 +43,44 @@ TEST_P(GgmlVocab, EncodesEveryTextAsHuggingFaceDoes) {
     EXPECT_EQ(matched, cases.size());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shared, GgmlVocab,
-    ::testing::Values(VocabFile{"gpt-2", "ggml-vocab-gpt-2.gguf", false},
-                      VocabFile{"deepseek-coder", "ggml-vocab-deepseek-coder.gguf", false},
-                      VocabFile{"deepseek-llm", "ggml-vocab-deepseek-llm.gguf", false},
-                      VocabFile{"falcon", "ggml-vocab-falcon.gguf", false},
-                      VocabFile{"llama-spm", "ggml-vocab-llama-spm.gguf", false},
-                      VocabFile{"phi-3", "ggml-vocab-phi-3.gguf", false},
-                      // Built at test time from shared/data/vocab/qwen2.5-qwen3 (vocab.json, merges.txt).
-                      VocabFile{"qwen2", "qwen2.gguf", true},
-                      // No Qwen3.5 vocabulary is available; every expected id of qwen35.gguf.out lies within the
-                      // 151,643 regular tokens it shares with Qwen2, so the Qwen2 files with the qwen35
-                      // pre-tokenizer must give them.
-                      VocabFile{"qwen35", "qwen35-qwen2vocab.gguf", true}),
-    [](const ::testing::TestParamInfo<VocabFile>& param) {
-        std::string name = param.param.name;
-        for (char& c : name)
-            if (c == '-') c = '_';
-        return name;
-    });
+const VocabFile kVocabFiles[] = {
+    {"gpt-2", "ggml-vocab-gpt-2.gguf", false},
+    {"deepseek-coder", "ggml-vocab-deepseek-coder.gguf", false},
+    {"deepseek-llm", "ggml-vocab-deepseek-llm.gguf", false},
+    {"falcon", "ggml-vocab-falcon.gguf", false},
+    {"llama-spm", "ggml-vocab-llama-spm.gguf", false},
+    {"phi-3", "ggml-vocab-phi-3.gguf", false},
+    // Built at test time from shared/data/vocab/qwen2.5-qwen3 (vocab.json, merges.txt).
+    {"qwen2", "qwen2.gguf", true},
+    // No Qwen3.5 vocabulary is available; every expected id of qwen35.gguf.out lies within the 151,643 regular
+    // tokens it shares with Qwen2, so the Qwen2 files with the qwen35 pre-tokenizer must give them.
+    {"qwen35", "qwen35-qwen2vocab.gguf", true},
+};
+
+INSTANTIATE_TEST_SUITE_P(Shared, GgmlVocab, ::testing::ValuesIn(kVocabFiles),
+                         [](const ::testing::TestParamInfo<VocabFile>& param) {
+                             std::string name = param.param.name;
+                             for (char& c : name)
+                                 if (c == '-') c = '_';
+                             return name;
+                         });
+
+// A pair added to the directory is checked, or this fails. The one left out is llama-bpe's: its ids are Llama 3's,
+// and no Llama 3 vocabulary is here (the directory has no ggml-vocab-llama-bpe.gguf).
+TEST(GgmlVocab, EveryPairInTheDirectoryIsChecked) {
+    const std::string prefix = "ggml-vocab-";
+    const std::string suffix = ".gguf.inp";
+    std::set<std::string> pairs;
+    for (const auto& entry : std::filesystem::directory_iterator(shared_data("vocab/ggml-vocab"))) {
+        const std::string file = entry.path().filename().string();
+        if (file.starts_with(prefix) && file.ends_with(suffix))
+            pairs.insert(file.substr(prefix.size(), file.size() - prefix.size() - suffix.size()));
+    }
+    std::set<std::string> checked = {"llama-bpe"};
+    for (const VocabFile& v : kVocabFiles) checked.insert(v.name);
+    EXPECT_EQ(pairs, checked);
+    EXPECT_FALSE(std::filesystem::exists(shared_data("vocab/ggml-vocab/ggml-vocab-llama-bpe.gguf")));
+}
 
 TEST(GgmlVocab, Qwen35ExpectationsLieInTheSharedQwen2Range) {
     const auto dir = shared_data("vocab/ggml-vocab");

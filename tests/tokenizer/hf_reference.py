@@ -1,79 +1,20 @@
 # SPDX-License-Identifier: MIT
-"""Hugging Face `tokenizers` pipelines equivalent to each tokenizer.ggml.pre preset, built from the public
-tokenizer.json definitions of those models, and a runner for Ember's tokenizer_probe."""
+"""Hugging Face `tokenizers` BPE tokenizers equivalent to a GGUF's (the pipelines of each tokenizer.ggml.pre name are
+in tokenizer_families.py), and a runner for Ember's tokenizer_probe."""
 import json
 import os
 import subprocess
+import unicodedata
 from pathlib import Path
 
-from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
+from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers
+
+from tokenizer_families import IGNORE_MERGES_FAMILIES, NFC_FAMILIES, family, pre_tokenizer
 
 BIN = Path(os.environ["EMBER_BIN"])
 FIXTURES = Path(os.environ["EMBER_FIXTURES"]) / "tokenizer"
 SHARED = Path(os.environ.get("EMBER_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
 VOCAB = SHARED / "vocab"
-
-GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
-LLAMA3 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
-          r"|\s+(?!\S)|\s+")
-QWEN2 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
-         r"|\s+(?!\S)|\s+")
-QWEN35 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*"
-          r"|\s*[\r\n]+|\s+(?!\S)|\s+")
-DEEPSEEK_CJK = "[\u4e00-\u9fa5\u0800-\u4e00\uac00-\ud7ff]+"
-DEEPSEEK_LLM = [
-    "[\r\n]",
-    "\\s?[A-Za-z\u00b5\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u01ba\u01bc-\u01bf\u01c4-\u0293\u0295-\u02af\u0370-\u0373"
-    "\u0376\u0377\u037b-\u037d\u037f\u0386\u0388-\u038a\u038c\u038e-\u03a1\u03a3-\u03f5\u03f7-\u0481\u048a-\u052f"
-    "\u0531-\u0556\u10a0-\u10c5\u13a0-\u13f5\u13f8-\u13fd\u1c90-\u1cba\u1cbd-\u1cbf\u1d00-\u1d2b\u1d6b-\u1d77"
-    "\u1d79-\u1d9a\u1e00-\u1f15\u1f18-\u1f1d\u1f20-\u1f45\u1f48-\u1f4d\u1f50-\u1f57\u1f59\u1f5b\u1f5d\u1f5f-\u1f7d"
-    "\u1f80-\u1fb4\u1fb6-\u1fbc\u1fbe\u1fc2-\u1fc4\u1fc6-\u1fcc\u1fd0-\u1fd3\u1fd6-\u1fdb\u1fe0-\u1fec\u1ff2-\u1ff4"
-    "\u1ff6-\u1ffc\u2102\u2107\u210a-\u2113\u2115\u2119-\u211d\u2124\u2126\u2128\u212a-\u212d\u212f-\u2134\u2139"
-    "\u213c-\u213f\u2145-\u2149\u214e\u2183\u2184\u2c00-\u2c7b\u2c7e-\u2ce4\u2ceb-\u2cee\u2cf2\u2cf3\ua640-\ua66d"
-    "\ua680-\ua69b\ua722-\ua76f\ua771-\ua787\ua78b-\ua78e\uab70-\uabbf\ufb00-\ufb06\ufb13-\ufb17\uff21-\uff3a"
-    "\uff41-\uff5a\U00010400-\U0001044f\U000104b0-\U000104d3\U000104d8-\U000104fb\U00010c80-\U00010cb2"
-    "\U00010cc0-\U00010cf2\U000118a0-\U000118df\U0001e900-\U0001e943]+",
-    "\\s?[!-/:-~\uff01-\uff0f\uff1a-\uff5e\u2018-\u201f\u3000-\u3002]+",
-    "\\s+$",
-    DEEPSEEK_CJK,
-    "\\p{N}+",
-]
-DEEPSEEK_CODER = ["[\r\n]", "\\s?\\p{L}+", "\\s?\\p{P}+", DEEPSEEK_CJK, "\\p{N}"]
-
-
-def _split(pattern: str) -> pre_tokenizers.PreTokenizer:
-    return pre_tokenizers.Split(Regex(pattern), behavior="isolated", invert=False)
-
-
-def _byte_level(use_regex: bool) -> pre_tokenizers.PreTokenizer:
-    return pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=use_regex)
-
-
-def pre_tokenizer(name: str) -> pre_tokenizers.PreTokenizer:
-    """The pre-tokenizer of the model a tokenizer.ggml.pre value stands for, ByteLevel included."""
-    seq = pre_tokenizers.Sequence
-    if name == "gpt-2":
-        return _byte_level(True)
-    if name in ("llama-bpe", "llama3"):
-        return seq([_split(LLAMA3), _byte_level(False)])
-    if name == "qwen2":
-        return seq([_split(QWEN2), _byte_level(False)])
-    if name == "qwen35":
-        return seq([_split(QWEN35), _byte_level(False)])
-    if name == "smollm":
-        return seq([pre_tokenizers.Digits(individual_digits=True), _byte_level(True)])
-    if name == "deepseek-llm":
-        return seq([_split(p) for p in DEEPSEEK_LLM] + [_byte_level(False)])
-    if name == "deepseek-coder":
-        return seq([_split(p) for p in DEEPSEEK_CODER] + [_byte_level(False)])
-    if name == "falcon":
-        return seq([pre_tokenizers.Punctuation("contiguous"), _byte_level(True),
-                    pre_tokenizers.Digits(individual_digits=False), _split("[0-9][0-9][0-9]")])
-    raise KeyError(name)
-
-
-NFC_PRESETS = {"qwen2"}
-IGNORE_MERGES_PRESETS = {"llama-bpe", "llama3"}
 
 
 def bytes_to_unicode() -> dict[int, str]:
@@ -105,9 +46,9 @@ def hf_bpe(tokens: list[str], merges: list[tuple[str, str]], pre: str,
     """A byte-level BPE tokenizer as the model's tokenizer.json defines it. `added`: (id, text, special), either
     already in `tokens` or numbered on from its end."""
     vocab = {t: i for i, t in enumerate(tokens)}
-    model = models.BPE(vocab=vocab, merges=merges, ignore_merges=pre in IGNORE_MERGES_PRESETS)
+    model = models.BPE(vocab=vocab, merges=merges, ignore_merges=family(pre) in IGNORE_MERGES_FAMILIES)
     tok = Tokenizer(model)
-    if pre in NFC_PRESETS:
+    if family(pre) in NFC_FAMILIES:
         tok.normalizer = normalizers.NFC()
     tok.pre_tokenizer = pre_tokenizer(pre)
     tok.decoder = decoders.ByteLevel()
@@ -153,3 +94,24 @@ def ember_pieces(pre: str, texts: list[str]) -> list[list[bytes]]:
         raw = text.encode("utf-8")
         out.append([raw[o:o + n] for o, n in r["pieces"]])
     return out
+
+
+def first_difference(texts, ours, theirs):
+    for text, a, b in zip(texts, ours, theirs):
+        if a != b:
+            i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+            return f"text {text[:80]!r}: first difference at {i}: ember {a[i:i + 6]} hf {b[i:i + 6]}"
+    return None
+
+
+def count_differences(ours, theirs):
+    return sum(a != b for a, b in zip(ours, theirs))
+
+
+def split_off_old_nfc(texts: list[str]) -> tuple[list[str], list[str]]:
+    """(texts, the rest): Hugging Face's NFC normalizer has old Unicode data: it does not reorder a few combining
+    marks added in recent versions, as NFC (Python's, ICU's and so Ember's) does. Those are for the round trip."""
+    nfc = normalizers.NFC()
+    old_nfc = [t for t in texts if nfc.normalize_str(t) != unicodedata.normalize("NFC", t)]
+    assert len(old_nfc) <= 10, old_nfc
+    return [t for t in texts if t not in old_nfc], old_nfc

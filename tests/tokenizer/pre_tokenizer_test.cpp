@@ -92,6 +92,25 @@ std::vector<std::string> split(const tokenizer::PreTokenizer& pre, std::string_v
 
 using Pieces = std::vector<std::string>;
 
+const tokenizer::PreTokenizer& qwen2_of() {
+    static const tokenizer::PreTokenizer pre(*tokenizer::find_pre_tokenizer("qwen2"));
+    return pre;
+}
+
+TEST(PreTokenizer, EveryNameFindsItsPresetAndNoOtherNameDoes) {
+    const std::vector<std::string> names = tokenizer::pre_tokenizer_names();
+    EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
+    size_t named = 0;
+    for (const auto& spec : tokenizer::pre_tokenizer_presets()) {
+        EXPECT_EQ(tokenizer::find_pre_tokenizer(spec.name), &spec);
+        for (std::string_view alias : spec.aliases) EXPECT_EQ(tokenizer::find_pre_tokenizer(alias), &spec) << alias;
+        named += 1 + spec.aliases.size();
+    }
+    EXPECT_EQ(named, names.size());
+    for (const char* unknown : {"", "chameleon", "GPT-2", "gpt-2 ", "llama", "default"})
+        EXPECT_EQ(tokenizer::find_pre_tokenizer(unknown), nullptr) << unknown;
+}
+
 TEST(PreTokenizer, KnownSplits) {
     const tokenizer::PreTokenizer gpt2(*tokenizer::find_pre_tokenizer("gpt-2"));
     EXPECT_EQ(split(gpt2, "Hello world's  3.14!!\n\n x"),
@@ -118,6 +137,34 @@ TEST(PreTokenizer, KnownSplits) {
                     "ab\xFF"
                     "cd"),
               (Pieces{"ab", "\xFF", "cd"}));
+}
+
+TEST(PreTokenizer, KnownSplitsOfTheTiktokenFamilies) {
+    // o200k: camel case splits, a contraction stays on its word, digits in threes, '/' joins a punctuation run.
+    const tokenizer::PreTokenizer gpt4o(*tokenizer::find_pre_tokenizer("gpt-oss"));
+    EXPECT_EQ(split(gpt4o, "HelloWorld Don't 12345 a// b"),
+              (Pieces{"Hello", "World", " Don't", " ", "123", "45", " a", "//", " b"}));
+    // Tekken: the same words without contractions, single digits.
+    const tokenizer::PreTokenizer tekken(*tokenizer::find_pre_tokenizer("tekken"));
+    EXPECT_EQ(split(tekken, "HelloWorld Don't 123"), (Pieces{"Hello", "World", " Don", "'t", " ", "1", "2", "3"}));
+    // Kimi K2: Han runs on their own (by Script, so 、 is not one), the rest as o200k.
+    const tokenizer::PreTokenizer kimi(*tokenizer::find_pre_tokenizer("kimi-k2"));
+    EXPECT_EQ(
+        split(kimi, "ABc\xE4\xB8\xAD\xE6\x96\x87\xE3\x80\x81\xE6\x97\xA5\xE3\x81\xA7\xE3\x81\x99 x"),
+        (Pieces{"ABc", "\xE4\xB8\xAD\xE6\x96\x87", "\xE3\x80\x81", "\xE6\x97\xA5", "\xE3\x81\xA7\xE3\x81\x99", " x"}));
+    // Seed-Coder: a punctuation run takes no line break.
+    const tokenizer::PreTokenizer seed(*tokenizer::find_pre_tokenizer("seed-coder"));
+    EXPECT_EQ(split(seed, "a;\nb"), (Pieces{"a", ";", "\n", "b"}));
+    EXPECT_EQ(split(qwen2_of(), "a;\nb"), (Pieces{"a", ";\n", "b"}));
+}
+
+TEST(PreTokenizer, KnownSplitsOfBloomAndViking) {
+    // BLOOM's class leaves out ( ) | white space and its punctuation list; Viking then splits digits.
+    const tokenizer::PreTokenizer bloom(*tokenizer::find_pre_tokenizer("poro-chat"));
+    EXPECT_EQ(split(bloom, "Hello, (world)|a [x] ok... 12"),
+              (Pieces{"Hello", ", (", "world", ")|", "a", " [x]", " ok", "...", " 12"}));
+    const tokenizer::PreTokenizer viking(*tokenizer::find_pre_tokenizer("viking"));
+    EXPECT_EQ(split(viking, "ab 12c"), (Pieces{"ab", " ", "1", "2", "c"}));
 }
 
 // Random byte strings, biased towards the characters the patterns care about.
@@ -158,8 +205,9 @@ std::string random_text(std::mt19937& rng, size_t n) {
 
 TEST(PreTokenizer, PiecesCoverTheTextExactly) {
     std::mt19937 rng(7);
-    for (const std::string& name : tokenizer::pre_tokenizer_names()) {
-        const tokenizer::PreTokenizer pre(*tokenizer::find_pre_tokenizer(name));
+    for (const auto& spec : tokenizer::pre_tokenizer_presets()) {
+        const std::string_view name = spec.name;
+        const tokenizer::PreTokenizer pre(spec);
         for (int round = 0; round < 200; ++round) {
             const std::string text = random_text(rng, round % 40);
             size_t next = 0;
@@ -175,8 +223,9 @@ TEST(PreTokenizer, PiecesCoverTheTextExactly) {
 
 TEST(PreTokenizer, LongRunsDoNotFail) {
     // Half a megabyte of each kind of run, alone and before a letter; no regex may give up on them.
-    for (const std::string& name : tokenizer::pre_tokenizer_names()) {
-        const tokenizer::PreTokenizer pre(*tokenizer::find_pre_tokenizer(name));
+    for (const auto& spec : tokenizer::pre_tokenizer_presets()) {
+        const std::string_view name = spec.name;
+        const tokenizer::PreTokenizer pre(spec);
         for (const std::string unit : {" ", "\n", "a", "7", "!", "\xE6\x97\xA5", "\xF0\x9F\x98\x80", "e\xCC\x81"}) {
             std::string text;
             while (text.size() < (1u << 19)) text += unit;

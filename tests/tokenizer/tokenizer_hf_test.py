@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Ember's tokenizer against Hugging Face `tokenizers` (the independent reference) on a multilingual corpus:
-identical pre-tokenizer pieces for every preset, identical ids for BPE vocabularies built from vocab.json/merges.txt
-and from a real GGUF, decode(encode(x)) == x, and the stream decoder's U+FFFD handling against Python's.
+identical ids for real BPE vocabularies built from vocab.json/merges.txt and from a real GGUF, decode(encode(x)) == x,
+and the stream decoder's U+FFFD handling against Python's. (Each pre-tokenizer name: tokenizer_families_test.py.)
 
 Environment: EMBER_BIN, EMBER_FIXTURES (make_tokenizer_fixtures.py output under tokenizer/), EMBER_SHARED_DATA.
 """
@@ -13,59 +13,17 @@ from pathlib import Path
 
 import gguf
 import pytest
-from tokenizers import Tokenizer, normalizers, pre_tokenizers
+from tokenizers import Tokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
-from hf_reference import (FIXTURES, VOCAB, bytes_to_unicode, ember_encode, ember_pieces, hf_bpe,  # noqa: E402
-                          hf_pieces, pre_tokenizer, read_bpe_files, run_probe)
+from hf_reference import (FIXTURES, VOCAB, bytes_to_unicode, count_differences, ember_encode,  # noqa: E402
+                          first_difference, hf_bpe, read_bpe_files, run_probe, split_off_old_nfc)
 from make_tokenizer_fixtures import QWEN_ADDED  # noqa: E402
-from tokenizer_corpus import assigned_code_points, code_point_sweep, corpus  # noqa: E402
+from tokenizer_corpus import code_point_sweep, corpus  # noqa: E402
 
 CORPUS = corpus()
 SWEEP = code_point_sweep()
-PRESETS = ["gpt-2", "llama-bpe", "qwen2", "qwen35", "smollm", "deepseek-llm", "deepseek-coder", "falcon"]
-
-
-def first_difference(texts, ours, theirs):
-    for text, a, b in zip(texts, ours, theirs):
-        if a != b:
-            i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-            return f"text {text[:80]!r}: first difference at {i}: ember {a[i:i + 6]} hf {b[i:i + 6]}"
-    return None
-
-
-def count_differences(ours, theirs):
-    return sum(a != b for a, b in zip(ours, theirs))
-
-
-def punctuation_table_differences() -> set[str]:
-    """Characters whose Unicode 14 category (P* or not) Hugging Face's Punctuation pre-tokenizer disagrees with:
-    it uses an older Unicode table (punctuation added since Unicode 8 is missing, and U+166D, U+111C9, which changed
-    category since, still count)."""
-    punctuation = pre_tokenizers.Punctuation("isolated")
-    differ = set()
-    for c in map(chr, assigned_code_points()):
-        theirs = len(punctuation.pre_tokenize_str(f"a{c}a")) == 3
-        ours = unicodedata.category(c).startswith("P") or c in "$+<=>^`|~"
-        if theirs != ours:
-            differ.add(c)
-    return differ
-
-
-@pytest.mark.parametrize("pre", PRESETS)
-def test_pre_tokenizer_pieces_match_hugging_face(pre):
-    texts = CORPUS + SWEEP
-    if pre == "falcon":
-        # Falcon's pipeline starts with Hugging Face's Punctuation pre-tokenizer, whose Unicode table is older than
-        # the Unicode 14 that PCRE2 uses: leave out the sweep texts with the few rare characters where they differ.
-        differ = punctuation_table_differences()
-        assert len(differ) < 120 and all(ord(c) >= 0x600 for c in differ), sorted(differ)
-        texts = [t for t in texts if not differ.intersection(t)]
-    ours = ember_pieces(pre, texts)
-    reference = pre_tokenizer(pre)
-    theirs = [hf_pieces(reference, t) for t in texts]
-    assert count_differences(ours, theirs) == 0, first_difference(texts, ours, theirs)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -91,14 +49,10 @@ def test_qwen_vocabulary_ids_match_hugging_face(qwen_files, gguf_name, pre, pars
     reference = hf_bpe(tokens, merges, pre, added if parse_special else ())
     texts = CORPUS + ([] if parse_special else SWEEP)
     if pre == "qwen2":
-        # Hugging Face's NFC normalizer has old Unicode data: it does not reorder a few combining marks added in
-        # recent versions, as NFC (Python's, ICU's and so Ember's) does. Those texts are checked by the round trip.
-        nfc = normalizers.NFC()
-        old_nfc = [t for t in texts if nfc.normalize_str(t) != unicodedata.normalize("NFC", t)]
-        assert len(old_nfc) <= 10 and not set(old_nfc) & set(CORPUS), old_nfc
+        texts, old_nfc = split_off_old_nfc(texts)
+        assert not set(old_nfc) & set(CORPUS), old_nfc
         ours = ember_encode(FIXTURES / gguf_name, old_nfc)
         assert [r["decoded"] for r in ours] == [unicodedata.normalize("NFC", t) for t in old_nfc]
-        texts = [t for t in texts if t not in old_nfc]
     ours = ember_encode(FIXTURES / gguf_name, texts, parse_special=parse_special, special=parse_special)
     theirs = [reference.encode(t, add_special_tokens=False).ids for t in texts]
     assert count_differences([r["ids"] for r in ours], theirs) == 0, \
