@@ -47,13 +47,24 @@ Image decode_image(std::span<const std::byte> bytes, const std::string& name) {
         throw Error(name + ": image file too large");
     const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
     const int length = static_cast<int>(bytes.size());
+    const auto check_size = [&](int64_t w, int64_t h) {
+        if (w <= 0 || h <= 0) throw Error(name + ": empty image (0 pixels)");
+        if (w * h > kMaxDecodedPixels)
+            throw Error(name + ": image too large (" + std::to_string(w) + "x" + std::to_string(h) +
+                        " pixels, at most " + std::to_string(kMaxDecodedPixels) + ")");
+    };
+    // stb refuses a PNG header above its own byte limit with a vague message: read the size from IHDR first.
+    if (format == Format::png && bytes.size() >= 24 && starts_with(bytes, "IHDR", 12)) {
+        const auto be32 = [&](size_t at) {
+            return int64_t{static_cast<uint8_t>(bytes[at])} << 24 | int64_t{static_cast<uint8_t>(bytes[at + 1])} << 16 |
+                   int64_t{static_cast<uint8_t>(bytes[at + 2])} << 8 | int64_t{static_cast<uint8_t>(bytes[at + 3])};
+        };
+        check_size(be32(16), be32(20));
+    }
     int w = 0, h = 0, channels = 0;
     if (!stbi_info_from_memory(data, length, &w, &h, &channels))
         throw Error(name + ": corrupt or truncated image (" + reason() + ")");
-    if (w <= 0 || h <= 0) throw Error(name + ": empty image (0 pixels)");
-    if (int64_t{w} * h > kMaxDecodedPixels)
-        throw Error(name + ": image too large (" + std::to_string(w) + "x" + std::to_string(h) + " pixels, at most " +
-                    std::to_string(kMaxDecodedPixels) + ")");
+    check_size(w, h);
     int dw = 0, dh = 0;
     std::unique_ptr<stbi_uc, void (*)(void*)> pixels(stbi_load_from_memory(data, length, &dw, &dh, &channels, 3),
                                                      stbi_image_free);
