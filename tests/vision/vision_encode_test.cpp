@@ -38,9 +38,10 @@ void check_variant(const std::string& file, const std::string& ref) {
             std::printf("  %s on %s: %.3f s\n", file.c_str(), name.c_str(),
                         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         } catch (const Error& err) {
-            if (std::string(err.what()).find("not available") != std::string::npos)
-                GTEST_SKIP() << "backend op missing: " << err.what();
-            throw;
+            // A backend whose vision ops are not built yet is reported, not failed (the op suite owns those ops).
+            if (std::string(err.what()).find("not available") == std::string::npos) throw;
+            std::printf("  %s on %s: skipped (%s)\n", file.c_str(), name.c_str(), err.what());
+            continue;
         }
         EXPECT_EQ(e.grid.height, meta["height"].get<int64_t>());
         EXPECT_EQ(e.grid.width, meta["width"].get<int64_t>());
@@ -53,6 +54,7 @@ void check_variant(const std::string& file, const std::string& ref) {
             max_diff = std::max(max_diff, std::abs(double(e.rows[i]) - want[i]));
             max_ref = std::max(max_ref, std::abs(double(want[i])));
         }
+        std::printf("  %s on %s: max relative difference %.3g\n", file.c_str(), name.c_str(), max_diff / max_ref);
         EXPECT_LE(max_diff / max_ref, 1e-4) << "max diff " << max_diff << " of " << max_ref;
     }
 }
