@@ -19,5 +19,6 @@ int run_logits(const Args& args);
 int run_bench(const Args& args);
 int run_devices(const Args& args);
 int run_serve(const Args& args);
+int run_embed_image(const Args& args);
 
 }  // namespace ember::cli

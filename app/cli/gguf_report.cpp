@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "gguf_report.h"
 
+#include "ember/error.h"
+#include "ember/vision.h"
+
 #include "gguf_draft_report.h"
 
 #include <algorithm>
@@ -14,6 +17,27 @@
 #include "ember/tokenizer.h"
 
 namespace ember::cli {
+
+namespace {
+
+// One line of a projector's facts (vision.h read_projector_info), or why Ember cannot use it.
+std::string projector_facts(const gguf::File& file) {
+    try {
+        const vision::ProjectorInfo p = vision::read_projector_info(file, file.name());
+        return p.projector_type + ": blocks " + std::to_string(p.block_count) + ", width " + std::to_string(p.width) +
+               ", heads " + std::to_string(p.heads) + ", feed-forward " + std::to_string(p.feed_forward) +
+               ", patch " + std::to_string(p.patch_size) + ", merge " + std::to_string(p.merge) +
+               ", projection_dim " + std::to_string(p.projection_dim) + ", position grid " +
+               std::to_string(p.position_grid) + "x" + std::to_string(p.position_grid) + ", pixels " +
+               std::to_string(p.limits.min_pixels) + "-" + std::to_string(p.limits.max_pixels) +
+               (p.limits_from_keys ? " (from its keys)" : " (Hugging Face defaults)") +
+               (p.weight_type.empty() ? "" : ", weights " + p.weight_type);
+    } catch (const Error& e) {
+        return std::string("not usable by Ember: ") + e.what();
+    }
+}
+
+}  // namespace
 
 namespace {
 
@@ -244,6 +268,7 @@ ordered_json gguf_to_json(const gguf::File& file, uint64_t max_array) {
     doc["capabilities"]["pre_tokenizer_known"] = tok.pre_known;
     if (const std::optional<DraftReport> draft = report_draft(file, caps))
         doc["capabilities"]["dflash"] = draft_json(*draft);
+    if (caps.vision_projector) doc["capabilities"]["projector"] = projector_facts(file);
     return doc;
 }
 
@@ -311,6 +336,7 @@ void print_gguf_report(const gguf::File& file, std::ostream& out) {
         for (const std::string& w : draft->warnings) out << "\n    warning: " << escaped(w);
     }
     out << "\n  vision projector       " << yes_no(caps.vision_projector) << "\n";
+    if (caps.vision_projector) out << "    " << escaped(projector_facts(file)) << "\n";
     out << "  chat template          " << yes_no(caps.has_chat_template) << "\n";
     const TokenizerNames tok = tokenizer_names(file);
     out << "  tokenizer              "

@@ -91,4 +91,10 @@ uint linear_group() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGro
 
 // The gated-FFN activations, as the CPU backend computes them.
 float silu(float v) { return v / (1.0 + exp(-v)); }
+// erf (GLSL has none): Abramowitz & Stegun 7.1.26, absolute error below 1.5e-7.
+float erf_approx(float v) {
+    const float t = 1.0 / (1.0 + 0.3275911 * abs(v));
+    const float poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+    return sign(v) * (1.0 - poly * exp(-v * v));
+}
 float gelu_tanh(float v) { return 0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v))); }

@@ -2,7 +2,7 @@
 // Elementwise operations on F32 rows, one invocation per element:
 //   0 add: out = a + b      1 mul: out = a * b      2 scale: out = a * s
 //   3 swiglu: out = silu(a) * b      4 geglu: out = gelu_tanh(a) * b
-//   5 silu(a)   6 sigmoid(a)   7 softplus(a)   8 exp(a)
+//   5 silu(a)   6 sigmoid(a)   7 softplus(a)   8 exp(a)   9 gelu_tanh(a)   10 gelu_erf(a)
 // b_stride 0 broadcasts b's one row over a's rows; b_step 0 broadcasts b's one column over a's columns.
 // out may alias a.
 #version 450
@@ -41,6 +41,10 @@ void main() {
         y = va > 20.0 ? va : log(1.0 + exp(va));
     } else if (p.op == 8u) {
         y = exp(va);
+    } else if (p.op == 9u) {
+        y = gelu_tanh(va);
+    } else if (p.op == 10u) {
+        y = 0.5 * va * (1.0 + erf_approx(va * 0.7071067811865476));
     } else {
         const float vb = b[p.b_off + r * p.b_stride + c * p.b_step];
         if (p.op == 0u) {

@@ -3,6 +3,8 @@
 //   mode 0 rms_norm:        out = x / sqrt(mean(x^2) + eps) * weight
 //   mode 1 l2_norm:         out = x / max(|x|, eps)
 //   mode 2 gated rms_norm:  out = x / sqrt(mean(x^2) + eps) * weight * silu(z)
+//   mode 3 layer_norm:      out = (x - mean) / sqrt(mean((x - mean)^2) + eps) * weight + bias (bias at z_off, one
+//                           row; never with QUANTIZE)
 // Segment s is head s % segs of row s / segs. out may alias x.
 // With QUANTIZE (modes 0 and 2, cols a multiple of 32) the output is also written as Q8_1 blocks (q8_1_store.glsl)
 // for the integer dot product kernels that read it next; segment s's element i is in block s * cols / 32 + i / 32,
@@ -52,6 +54,20 @@ void main() {
     const uint r = s / p.segs, head = (s % p.segs) * p.cols;
     const uint in_row = p.x_off + r * p.x_stride + head;
     const uint out_row = p.out_off + r * p.out_stride + head;
+    if (p.mode == 3u) {  // two passes: the mean, then the spread around it
+        float total = 0.0;
+        for (uint i = gl_LocalInvocationID.x; i < p.cols; i += 128u) total += x[in_row + i];
+        const float mean = exact_div(workgroup_sum(total), float(p.cols));
+        float spread = 0.0;
+        for (uint i = gl_LocalInvocationID.x; i < p.cols; i += 128u) {
+            const float d = x[in_row + i] - mean;
+            spread += d * d;
+        }
+        const float inv = exact_div(1.0, sqrt(exact_div(workgroup_sum(spread), float(p.cols)) + p.eps));
+        for (uint i = gl_LocalInvocationID.x; i < p.cols; i += 128u)
+            out_f[out_row + i] = (x[in_row + i] - mean) * inv * w[p.w_off + i] + z[p.z_off + i];
+        return;
+    }
     float sum = 0.0;
     for (uint i = gl_LocalInvocationID.x; i < p.cols; i += 128u) sum += x[in_row + i] * x[in_row + i];
     sum = workgroup_sum(sum);

@@ -40,6 +40,24 @@ Matrix rms_norm(const Matrix& x, int64_t cols, std::span<const double> weight, d
     return out;
 }
 
+Matrix layer_norm(const Matrix& x, int64_t cols, std::span<const double> weight, std::span<const double> bias,
+                  double eps) {
+    Matrix out(x.size());
+    for (size_t r = 0; r < x.size() / static_cast<size_t>(cols); ++r) {
+        const double* in = x.data() + r * cols;
+        double mean = 0;
+        for (int64_t c = 0; c < cols; ++c) mean += in[c];
+        mean /= static_cast<double>(cols);
+        double var = 0;
+        for (int64_t c = 0; c < cols; ++c) var += (in[c] - mean) * (in[c] - mean);
+        var /= static_cast<double>(cols);
+        for (int64_t c = 0; c < cols; ++c)
+            out[r * cols + c] = (in[c] - mean) / std::sqrt(var + eps) * weight[static_cast<size_t>(c)] +
+                                bias[static_cast<size_t>(c)];
+    }
+    return out;
+}
+
 Matrix gated_activation(Activation act, const Matrix& gate, const Matrix& up) {
     Matrix out(gate.size());
     for (size_t i = 0; i < gate.size(); ++i) {
@@ -55,16 +73,21 @@ Matrix gated_activation(Activation act, const Matrix& gate, const Matrix& up) {
 void rope(Matrix& x, int64_t cols, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
           std::span<const double> factors) {
     const int half = p.n_rot / 2;
-    const bool multi = p.mode == RopeMode::multi_interleaved;
-    const size_t rows = multi ? positions.size() / 3 : positions.size();
+    const bool multi = p.mode == RopeMode::multi_interleaved, vision = p.mode == RopeMode::vision;
+    const size_t rows = positions.size() / (multi ? 3 : vision ? 2 : 1);
     for (size_t t = 0; t < rows; ++t)
         for (int64_t h = 0; h < cols / head_dim; ++h) {
             double* v = x.data() + t * cols + h * head_dim;
             for (int i = 0; i < half; ++i) {
                 size_t axis = 0;
+                double freq = std::pow(static_cast<double>(p.freq_base), -2.0 * i / p.n_rot);
                 if (multi) axis = (i % 3 == 1 && i < 3 * p.sections[1]) ? 1 : (i % 3 == 2 && i < 3 * p.sections[2]) ? 2 : 0;
-                double theta = positions[axis * rows + t] * static_cast<double>(p.freq_scale) *
-                               std::pow(static_cast<double>(p.freq_base), -2.0 * i / p.n_rot);
+                if (vision) {  // two halves of n_rot/4 pairs: the row's frequencies, then the column's
+                    const int q = p.n_rot / 4;
+                    axis = i < q ? 0 : 1;
+                    freq = std::pow(static_cast<double>(p.freq_base), -static_cast<double>(i % q) / q);
+                }
+                double theta = positions[axis * rows + t] * static_cast<double>(p.freq_scale) * freq;
                 if (!factors.empty()) theta /= factors[static_cast<size_t>(i)];
                 const int a = p.mode == RopeMode::normal ? 2 * i : i;
                 const int b = p.mode == RopeMode::normal ? 2 * i + 1 : i + half;
@@ -122,6 +145,8 @@ double unary(UnaryOp op, double x) {
         case UnaryOp::sigmoid: return 1.0 / (1.0 + std::exp(-x));
         case UnaryOp::softplus: return std::log1p(std::exp(x));
         case UnaryOp::exp: return std::exp(x);
+        case UnaryOp::gelu_tanh: return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+        case UnaryOp::gelu_erf: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
     }
     return 0;
 }

@@ -18,7 +18,11 @@ Matrix dequantize(gguf::TensorType type, std::span<const std::byte> bytes, int64
 
 Matrix matmul(const Matrix& w, int64_t w_rows, int64_t cols, const Matrix& x, int64_t x_rows);
 Matrix rms_norm(const Matrix& x, int64_t cols, std::span<const double> weight, double eps);
+// (x - mean) / sqrt(biased variance + eps) * weight + bias, row by row.
+Matrix layer_norm(const Matrix& x, int64_t cols, std::span<const double> weight, std::span<const double> bias,
+                  double eps);
 Matrix gated_activation(Activation act, const Matrix& gate, const Matrix& up);
+// Every RopeMode; positions hold 1, 3 (multi_interleaved) or 2 (vision) values per row, axis-major.
 void rope(Matrix& x, int64_t cols, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
           std::span<const double> factors);
 // k_cache/v_cache: rows = cache positions. Query t sees rows j <= positions[t], j < n_kv.

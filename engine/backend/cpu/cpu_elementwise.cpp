@@ -33,6 +33,32 @@ void CpuBackend::rms_norm(const Tensor& x, const Tensor& weight, float eps, cons
     });
 }
 
+void CpuBackend::layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps, const Tensor& out) {
+    require_f32(x, "layer_norm input");
+    require_f32(weight, "layer_norm weight");
+    require_f32(bias, "layer_norm bias");
+    require_f32(out, "layer_norm output");
+    require_same_shape(x, out, "layer_norm");
+    require(weight.rows * weight.cols == x.cols && bias.rows * bias.cols == x.cols,
+            "layer_norm: weight or bias length differs from the row length");
+    const float* w = host_f32(weight);
+    const float* b = host_f32(bias);
+    for_rows(x.rows, x.cols * 2, [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+            const float* in = row_of(x, r);
+            float* o = row_of(out, r);
+            double sum = 0.0;
+            for (int64_t i = 0; i < x.cols; ++i) sum += in[i];
+            const double mean = sum / static_cast<double>(x.cols);
+            double ss = 0.0;  // two passes: no cancellation when the mean is large against the spread
+            for (int64_t i = 0; i < x.cols; ++i) ss += (in[i] - mean) * (in[i] - mean);
+            const auto m = static_cast<float>(mean);
+            const auto inv = static_cast<float>(1.0 / std::sqrt(ss / static_cast<double>(x.cols) + eps));
+            for (int64_t i = 0; i < x.cols; ++i) o[i] = (in[i] - m) * inv * w[i] + b[i];
+        }
+    });
+}
+
 void CpuBackend::add(const Tensor& a, const Tensor& b, const Tensor& out) {
     require_f32(a, "add input");
     require_f32(b, "add input");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "backend/rope_angle.h"
 #include "backend/vulkan/vulkan_backend.h"
 
 namespace ember::vulkan {
@@ -79,6 +80,18 @@ void VulkanBackend::rms_norm(const Tensor& x, const Tensor& weight, float eps, c
     normalize(Norm::rms, x, &weight, nullptr, x.cols, eps, out);
 }
 
+void VulkanBackend::layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
+                               const Tensor& out) {
+    require_f32(x, "layer_norm input");
+    require_f32(weight, "layer_norm weight");
+    require_f32(bias, "layer_norm bias");
+    require_f32(out, "layer_norm output");
+    require_same_shape(x, out, "layer_norm");
+    require(weight.rows * weight.cols == x.cols && bias.rows * bias.cols == x.cols,
+            "layer_norm: weight or bias length differs from the row length");
+    normalize(Norm::layer, x, &weight, &bias, x.cols, eps, out);
+}
+
 void VulkanBackend::elementwise(Elementwise op, const Tensor& a, const Tensor* b, float s, const Tensor& out) {
     const View av = stream_->view(a), ov = stream_->view(out);
     const View bv = b ? stream_->view(*b) : stream_->unused();
@@ -140,12 +153,13 @@ void VulkanBackend::softmax(const Tensor& x) {
 void VulkanBackend::rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
                          const Tensor* freq_factors) {
     require_f32(x, "rope input");
-    const bool multi = p.mode == RopeMode::multi_interleaved;
-    require(static_cast<int64_t>(positions.size()) == x.rows * (multi ? 3 : 1),
-            multi ? "rope: three positions (t, h, w) per row" : "rope: one position per row");
+    const size_t per_row = rope_angle::positions_per_row(p.mode);
+    require(positions.size() == static_cast<size_t>(x.rows) * per_row,
+            per_row == 3   ? "rope: three positions (t, h, w) per row"
+            : per_row == 2 ? "rope: two positions (row, col) per row"
+                           : "rope: one position per row");
     require(head_dim > 0 && x.cols % head_dim == 0, "rope: row length is not a multiple of the head size");
-    require(p.n_rot > 0 && p.n_rot <= head_dim && p.n_rot % 2 == 0 && p.n_rot <= 1024,
-            "rope: bad rotary dimension count");
+    require(rope_angle::valid_n_rot(p, head_dim), "rope: bad rotary dimension count");
     const int half = p.n_rot / 2;
     std::vector<float> factors;
     if (freq_factors) {
@@ -164,12 +178,8 @@ void VulkanBackend::rope(const Tensor& x, int head_dim, std::span<const int32_t>
     std::vector<float> table(rows * static_cast<size_t>(half) * 2);
     for (size_t r = 0; r < rows; ++r) {
         for (int i = 0; i < half; ++i) {
-            int axis = 0;  // multi_interleaved: the pair's position axis (t, h or w)
-            if (multi)
-                axis = (i % 3 == 1 && i < 3 * p.sections[1]) ? 1 : (i % 3 == 2 && i < 3 * p.sections[2]) ? 2 : 0;
-            const double pos = static_cast<double>(positions[static_cast<size_t>(axis) * rows + r]) * p.freq_scale;
-            double theta = pos * std::pow(static_cast<double>(p.freq_base), -2.0 * i / p.n_rot);
-            if (!factors.empty()) theta /= factors[static_cast<size_t>(i)];
+            const double theta =
+                rope_angle::theta(p, i, positions, rows, r, factors.empty() ? nullptr : factors.data());
             table[(r * static_cast<size_t>(half) + static_cast<size_t>(i)) * 2] = static_cast<float>(std::cos(theta));
             table[(r * static_cast<size_t>(half) + static_cast<size_t>(i)) * 2 + 1] =
                 static_cast<float>(std::sin(theta));

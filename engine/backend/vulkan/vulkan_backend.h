@@ -63,6 +63,7 @@ public:
     void get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) override;
     void matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) override;
     void rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) override;
+    void layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps, const Tensor& out) override;
     void add(const Tensor& a, const Tensor& b, const Tensor& out) override;
     void mul(const Tensor& a, const Tensor& b, const Tensor& out) override;
     void scale(const Tensor& x, float s, const Tensor& out) override;
@@ -96,10 +97,11 @@ public:
 
 private:
     enum class Elementwise : uint32_t {
-        add = 0, mul = 1, scale = 2, swiglu = 3, geglu = 4, silu = 5, sigmoid = 6, softplus = 7, exp = 8
+        add = 0, mul = 1, scale = 2, swiglu = 3, geglu = 4, silu = 5, sigmoid = 6, softplus = 7, exp = 8,
+        gelu_tanh = 9, gelu_erf = 10
     };
     void elementwise(Elementwise op, const Tensor& a, const Tensor* b, float s, const Tensor& out);
-    enum class Norm : uint32_t { rms = 0, l2 = 1, rms_gated = 2 };
+    enum class Norm : uint32_t { rms = 0, l2 = 1, rms_gated = 2, layer = 3 };
     void normalize(Norm mode, const Tensor& x, const Tensor* weight, const Tensor* z, int64_t segment, float eps,
                    const Tensor& out);
     void convert_rows(const Tensor& x, const Tensor& out, const View* row_map);

@@ -37,6 +37,10 @@ public:
         before_operation();
         inner_->rms_norm(x, weight, eps, out);
     }
+    void layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps, const Tensor& out) override {
+        before_operation();
+        inner_->layer_norm(x, weight, bias, eps, out);
+    }
     void add(const Tensor& a, const Tensor& b, const Tensor& out) override {
         before_operation();
         inner_->add(a, b, out);

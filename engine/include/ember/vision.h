@@ -54,6 +54,14 @@ struct ImageGrid {
 // Spec §4.1 (round half to even, then the limits in double precision). factor = patch_size * merge.
 ImageGrid smart_resize(int64_t height, int64_t width, int64_t patch_size, int64_t merge, const PixelLimits& limits);
 
+// Whether smart_resize shrinks an image of this size to the maximum pixel limit (step 2 of spec §4.1).
+bool downscaled_by_limits(int64_t height, int64_t width, int64_t patch_size, int64_t merge, const PixelLimits& limits);
+
+// The antialiased bicubic resampling of spec §4.2 alone (PyTorch's interpolate(mode="bicubic", antialias=True,
+// align_corners=False) on the pixels as floats, width first, then height; rounded half to even and clamped back
+// to 8 bits as the Hugging Face processor does): out_height x out_width RGB.
+std::vector<uint8_t> resize_bicubic_antialias(const Image& image, int64_t out_height, int64_t out_width);
+
 // Spec §4.2: bicubic resampling with antialias to grid.height x grid.width, per-channel normalisation, two
 // identical frames, patches in merge-block order, each [C = 3][T = 2][patch][patch]:
 // [grid.patches(), 3 * 2 * patch_size * patch_size] floats.
@@ -87,6 +95,19 @@ public:
 // Throws ember::Error "PATH: problem" for a file that is not a Qwen3-VL merger projector (another projector type,
 // a missing tensor, a wrong shape). The file and the backend must outlive the projector.
 std::unique_ptr<Projector> load_projector(const gguf::File& file, const std::filesystem::path& path, Backend& backend);
+
+// A projector file's facts as its keys and tensors give them (for ember-gguf inspect); throws like load_projector
+// for a file that is not a Qwen3-VL merger projector.
+struct ProjectorInfo {
+    std::string projector_type;
+    int64_t block_count = 0, width = 0, feed_forward = 0, heads = 0, patch_size = 0, merge = 0;
+    int64_t projection_dim = 0, position_grid = 0;  // position_grid: side of the learned position table
+    float layer_norm_eps = 1e-6f;
+    PixelLimits limits;
+    bool limits_from_keys = false;
+    std::string weight_type;  // of the matrices, e.g. "f16"
+};
+ProjectorInfo read_projector_info(const gguf::File& file, const std::filesystem::path& path);
 
 // The one-line error when a projector does not fit a text model (projection_dim != n_embd), naming both files;
 // empty when it fits.
