@@ -17,7 +17,8 @@ the CDN host is caught. Faults are injected per request from the test (HubServer
   status(code)            answer with that HTTP status and no file
   length(delta)           announce Content-Length + delta (send the true body, capped at the announced length)
   ignore_range()          answer a Range request with 200 and the whole file
-  no_range(after)         the same for every request, reset after `after` bytes when after > 0
+  no_range(after)         the same for every request, closed after `after` bytes when after > 0 (a clean close,
+                          so the client sees every byte and every header that was sent)
   html(content_type)      an HTML error page with status 200, chunked (no Content-Length), Content-Type `content_type`
   garbage()               `size` bytes with status 200 that are not the file (no GGUF magic)
   longer(delta)           the whole file and `delta` bytes more, chunked (no Content-Length), Range ignored
@@ -280,10 +281,10 @@ def _make_handler(server: HubServer):
             if fault and fault.kind == "stall":
                 time.sleep(fault.seconds)
                 self.close_connection = True
-            elif fault and fault.kind in ("drop", "no_range") and cut < len(body):
+            elif fault and fault.kind == "drop" and cut < len(body):
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 self.close_connection = True
-            elif fault and fault.kind == "truncate":
+            elif fault and (fault.kind == "truncate" or (fault.kind == "no_range" and cut < len(body))):
                 self.close_connection = True
 
     return Handler
