@@ -33,7 +33,12 @@ std::string projector_facts(const gguf::File& file) {
                (p.limits_from_keys ? " (from its keys)" : " (Hugging Face defaults)") +
                (p.weight_type.empty() ? "" : ", weights " + p.weight_type);
     } catch (const Error& e) {
-        return std::string("not usable by Ember: ") + e.what();
+        // The report is about this file already: drop the path the reader put in front, so two copies of
+        // one file report identically.
+        std::string why = e.what();
+        const std::string prefix = file.name() + ": ";
+        if (why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
+        return "not usable by Ember: " + why;
     }
 }
 
