@@ -40,9 +40,4 @@ void Backend::matmul_experts_gated(Activation act, const Tensor& w_gate, const T
     gated_activation(act, out, up_scratch, out);
 }
 
-// Until every backend has its own: the vision encoder's LayerNorm is not part of any text model's forward pass.
-void Backend::layer_norm(const Tensor&, const Tensor&, const Tensor&, float, const Tensor&) {
-    throw Error(name() + ": layer_norm is not available on this backend");
-}
-
 }  // namespace ember

@@ -2,7 +2,9 @@
 // Rotary embeddings, KV-cache writes and causal attention. Attention splits each (token, head) over S slices of
 // the cache (flash decoding): every slice keeps a running maximum, sum and weighted V sum, and a second kernel
 // merges the slices. S depends only on the batch shape, and the number of cached rows is read from device memory,
-// so a decode step keeps the same launches from one token to the next (graph replay).
+// so a decode step keeps the same launches from one token to the next (graph replay). Many queries of a small head
+// (a vision encoder's bidirectional attention: thousands of patches, head size 64-80) take a tiled path instead:
+// a block holds 64 queries of one head, one per thread, and streams K/V tiles through shared memory.
 #include "quant_blocks.cuh"
 
 namespace ember::gpu_kernels {
@@ -15,16 +17,21 @@ __global__ void rope_kernel(float* x, int64_t xs, int64_t rows, int64_t n_heads,
     const int64_t r = blockIdx.x;
     const int half = a.n_rot / 2;
     for (int i = threadIdx.x; i < half; i += blockDim.x) {
+        // The pair's position and frequency as engine/backend/rope_angle.h computes them.
         int32_t pos = positions[r];
+        double exponent = 2.0 * i / a.n_rot;
         if (a.mode == 2) {
             const int s1 = a.sections[1], s2 = a.sections[2];
             if (i % 3 == 1 && i < 3 * s1)
                 pos = positions[rows + r];
             else if (i % 3 == 2 && i < 3 * s2)
                 pos = positions[2 * rows + r];
+        } else if (a.mode == 3) {
+            const int quarter = a.n_rot / 4;
+            if (i >= quarter) pos = positions[rows + r];
+            exponent = static_cast<double>(i < quarter ? i : i - quarter) / quarter;
         }
-        double theta = static_cast<double>(pos) * a.freq_scale *
-                       pow(static_cast<double>(a.freq_base), -2.0 * i / a.n_rot);
+        double theta = static_cast<double>(pos) * a.freq_scale * pow(static_cast<double>(a.freq_base), -exponent);
         if (factors) theta /= factors[i];
         const float c = static_cast<float>(cos(theta)), s = static_cast<float>(sin(theta));
         const int ia = a.mode == 0 ? 2 * i : i;
@@ -188,6 +195,92 @@ __global__ void attention_merge_kernel(const float* partial, int splits, Attenti
     }
 }
 
+constexpr int kTileQueries = 64;  // threads per block, one query each
+constexpr int kTileKeys = 64;     // K/V rows per shared-memory tile
+constexpr int kScoreRun = 16;     // scores computed before one online-softmax update
+
+// grid (query tiles, n_head). Each thread keeps its query (pre-scaled) and its weighted V sum in registers; the
+// block walks keys [0, max visible of its queries) in tiles, every thread reading the same K/V element (a shared
+// memory broadcast). Per run of kScoreRun keys: scores, the run's maximum, one rescale, then the V update.
+template <uint32_t KT, int HD>
+__global__ __launch_bounds__(kTileQueries) void attention_tiled_kernel(
+    const float* q, int64_t qs, int64_t tokens, const uint8_t* kc, size_t k_stride, const uint8_t* vc,
+    size_t v_stride, const int32_t* n_kv_ptr, const int32_t* positions, AttentionArgs a, float* out, int64_t os) {
+    __shared__ __align__(16) float ks[kTileKeys][HD];
+    __shared__ __align__(16) float vs[kTileKeys][HD];
+    __shared__ int block_end;
+    const int h = blockIdx.y;
+    const int kv_head = h / (a.n_head / a.n_head_kv);
+    const int64_t t = static_cast<int64_t>(blockIdx.x) * kTileQueries + threadIdx.x;
+    const bool active = t < tokens;
+    const int64_t n_kv = *n_kv_ptr;
+    const int visible = active ? static_cast<int>(min(n_kv, static_cast<int64_t>(positions[t]) + 1)) : 0;
+    if (threadIdx.x == 0) block_end = 0;
+    __syncthreads();
+    atomicMax(&block_end, visible);
+    __syncthreads();
+    const int end = block_end;
+
+    float qv[HD], acc[HD];
+#pragma unroll
+    for (int i = 0; i < HD; ++i) {
+        qv[i] = active ? q[t * qs + h * HD + i] * a.scale : 0.0f;
+        acc[i] = 0.0f;
+    }
+    float run_max = -INFINITY, run_sum = 0.0f;
+    for (int j0 = 0; j0 < end; j0 += kTileKeys) {
+        const int n = end - j0 < kTileKeys ? end - j0 : kTileKeys;
+        __syncthreads();
+        for (int e = threadIdx.x; e < kTileKeys * HD; e += kTileQueries) {
+            const int r = e / HD, i = e % HD;
+            const bool in = r < n;
+            ks[r][i] = in ? cache_element<KT>(kc + static_cast<size_t>(j0 + r) * k_stride, kv_head * HD + i) : 0.0f;
+            vs[r][i] = in ? cache_element<KT>(vc + static_cast<size_t>(j0 + r) * v_stride, kv_head * HD + i) : 0.0f;
+        }
+        __syncthreads();
+        for (int c0 = 0; c0 < n; c0 += kScoreRun) {
+            float sc[kScoreRun];
+            float run_top = -INFINITY;
+#pragma unroll
+            for (int u = 0; u < kScoreRun; ++u) {
+                float d = 0.0f;
+#pragma unroll
+                for (int i = 0; i < HD; ++i) d += qv[i] * ks[c0 + u][i];
+                sc[u] = c0 + u < n && j0 + c0 + u < visible ? d : -INFINITY;
+                run_top = fmaxf(run_top, sc[u]);
+            }
+            if (run_top == -INFINITY) continue;  // none of these keys is visible to this query
+            const float new_max = fmaxf(run_max, run_top);
+            const float correction = expf(run_max - new_max);
+            run_max = new_max;
+            run_sum *= correction;
+#pragma unroll
+            for (int i = 0; i < HD; ++i) acc[i] *= correction;
+#pragma unroll
+            for (int u = 0; u < kScoreRun; ++u) {
+                const float w = expf(sc[u] - new_max);
+                run_sum += w;
+#pragma unroll
+                for (int i = 0; i < HD; ++i) acc[i] += w * vs[c0 + u][i];
+            }
+        }
+    }
+    if (!active) return;
+    const float inv = run_sum > 0.0f ? 1.0f / run_sum : 0.0f;
+#pragma unroll
+    for (int i = 0; i < HD; ++i) out[t * os + h * HD + i] = acc[i] * inv;
+}
+
+// The tiled path: at least a tile of queries, F32/F16 caches, and a head size it is built for (registers hold
+// 2 x head_dim floats per thread).
+bool tiled_attention_fits(int64_t tokens, uint32_t cache_type, int head_dim) {
+    return tokens >= kTileQueries && (cache_type == kF32 || cache_type == kF16) &&
+           (head_dim == 64 || head_dim == 72 || head_dim == 80);
+}
+
+// Grid y is at most 65535 (CUDA): the split path runs the tokens in runs of that many.
+constexpr int64_t kMaxGridY = 65535;
+
 int split_count(const Launch& l, int64_t tokens, int n_head) {
     const int64_t blocks = tokens * n_head;
     const int64_t want = (4 * static_cast<int64_t>(l.multiprocessors) + blocks - 1) / blocks;
@@ -212,10 +305,33 @@ size_t attention_scratch_floats(const Launch& l, int64_t tokens, const Attention
     return static_cast<size_t>(tokens * a.n_head * split_count(l, tokens, a.n_head)) * (a.head_dim + 2);
 }
 
-void attention(const Launch& l, const Rows& q, const TypedRows& k_cache, const TypedRows& v_cache,
-               const int32_t* n_kv, const int32_t* positions, const AttentionArgs& a, const Rows& out,
-               float* scratch) {
-    const int splits = split_count(l, q.rows, a.n_head);
+namespace {
+
+void attention_tiled(const Launch& l, const Rows& q, const TypedRows& k_cache, const TypedRows& v_cache,
+                     const int32_t* n_kv, const int32_t* positions, const AttentionArgs& a, const Rows& out) {
+    const dim3 grid(static_cast<unsigned>((q.rows + kTileQueries - 1) / kTileQueries), static_cast<unsigned>(a.n_head));
+    const auto launch = [&]<uint32_t KT, int HD>() {
+        attention_tiled_kernel<KT, HD><<<grid, kTileQueries, 0, l.stream>>>(
+            q.data, q.stride, q.rows, k_cache.data, k_cache.row_stride, v_cache.data, v_cache.row_stride, n_kv,
+            positions, a, out.data, out.stride);
+    };
+    const auto with_size = [&]<uint32_t KT>() {
+        if (a.head_dim == 64)
+            launch.template operator()<KT, 64>();
+        else if (a.head_dim == 72)
+            launch.template operator()<KT, 72>();
+        else
+            launch.template operator()<KT, 80>();
+    };
+    if (k_cache.type == kF32)
+        with_size.template operator()<kF32>();
+    else
+        with_size.template operator()<kF16>();
+}
+
+void attention_run(const Launch& l, const Rows& q, const TypedRows& k_cache, const TypedRows& v_cache,
+                   const int32_t* n_kv, const int32_t* positions, const AttentionArgs& a, const Rows& out,
+                   float* scratch, int splits) {
     const dim3 grid(static_cast<unsigned>(a.n_head), static_cast<unsigned>(q.rows), static_cast<unsigned>(splits));
     const auto launch = [&]<uint32_t KT, int PER_LANE>() {
         attention_split_kernel<KT, PER_LANE><<<grid, kAttentionThreads, 0, l.stream>>>(
@@ -242,6 +358,25 @@ void attention(const Launch& l, const Rows& q, const TypedRows& k_cache, const T
         with_type.template operator()<kMaxPerLane>();
     attention_merge_kernel<<<dim3(static_cast<unsigned>(a.n_head), static_cast<unsigned>(q.rows)), 64, 0,
                              l.stream>>>(scratch, splits, a, out.data, out.stride);
+}
+
+}  // namespace
+
+void attention(const Launch& l, const Rows& q, const TypedRows& k_cache, const TypedRows& v_cache,
+               const int32_t* n_kv, const int32_t* positions, const AttentionArgs& a, const Rows& out,
+               float* scratch) {
+    if (tiled_attention_fits(q.rows, k_cache.type, a.head_dim)) {
+        attention_tiled(l, q, k_cache, v_cache, n_kv, positions, a, out);
+        return;
+    }
+    const int splits = split_count(l, q.rows, a.n_head);
+    for (int64_t t0 = 0; t0 < q.rows; t0 += kMaxGridY) {
+        const int64_t run = q.rows - t0 < kMaxGridY ? q.rows - t0 : kMaxGridY;
+        const Rows qr{q.data + t0 * q.stride, run, q.cols, q.stride};
+        const Rows outr{out.data + t0 * out.stride, run, out.cols, out.stride};
+        float* part = scratch + t0 * a.n_head * splits * static_cast<int64_t>(a.head_dim + 2);
+        attention_run(l, qr, k_cache, v_cache, n_kv, positions + t0, a, outr, part, splits);
+    }
 }
 
 }  // namespace ember::gpu_kernels

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Elementwise and row-wise operations on F32 rows (strided views allowed): add, mul, scale, unary functions,
-// gated activations, RMS / L2 / gated RMS norms, softmax, and the mixture-of-experts combine.
+// gated activations, RMS / L2 / gated RMS / Layer norms, softmax, and the mixture-of-experts combine.
 #include "gpu_device.cuh"
 #include "kernels.h"
 
@@ -10,9 +10,14 @@ namespace {
 
 constexpr int kThreads = 256;
 
+// Grid y is at most 65535: the elementwise kernels walk rows blockIdx.y, + gridDim.y, ... (a vision encoder
+// sends tens of thousands of rows).
+constexpr int64_t kMaxGridY = 65535;
+
 dim3 elementwise_grid(const Rows& x) {
     const int64_t per_row = (x.cols + kThreads - 1) / kThreads;
-    return dim3(static_cast<unsigned>(per_row), static_cast<unsigned>(x.rows));
+    const int64_t rows = x.rows < kMaxGridY ? x.rows : kMaxGridY;
+    return dim3(static_cast<unsigned>(per_row), static_cast<unsigned>(rows > 0 ? rows : 1));
 }
 
 __device__ __forceinline__ float silu(float v) { return v / (1.0f + expf(-v)); }
@@ -29,6 +34,7 @@ __device__ __forceinline__ float apply(Unary op, float v) {
         case Unary::sigmoid: return sigmoid(v);
         case Unary::softplus: return softplus(v);
         case Unary::exp: return expf(v);
+        case Unary::gelu_erf: return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
         default: return gelu_tanh(v);
     }
 }
@@ -37,30 +43,31 @@ enum class Binary { add, mul };
 
 // b_mode: 0 same shape, 1 one row, 2 one column.
 __global__ void binary_kernel(Binary op, const float* a, int64_t as, const float* b, int64_t bs, int b_mode, float* out,
-                              int64_t os, int64_t cols) {
+                              int64_t os, int64_t cols, int64_t rows) {
     const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    const int64_t r = blockIdx.y;
     if (c >= cols) return;
-    const float va = a[r * as + c];
-    const float vb = b_mode == 0 ? b[r * bs + c] : b_mode == 1 ? b[c] : b[r * bs];
-    out[r * os + c] = op == Binary::add ? va + vb : va * vb;
+    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+        const float va = a[r * as + c];
+        const float vb = b_mode == 0 ? b[r * bs + c] : b_mode == 1 ? b[c] : b[r * bs];
+        out[r * os + c] = op == Binary::add ? va + vb : va * vb;
+    }
 }
 
 __global__ void unary_kernel(Unary op, float s, const float* x, int64_t xs, float* out, int64_t os, int64_t cols,
-                             bool scale_only) {
+                             int64_t rows, bool scale_only) {
     const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    const int64_t r = blockIdx.y;
     if (c >= cols) return;
-    const float v = x[r * xs + c];
-    out[r * os + c] = scale_only ? v * s : apply(op, v);
+    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+        const float v = x[r * xs + c];
+        out[r * os + c] = scale_only ? v * s : apply(op, v);
+    }
 }
 
 __global__ void gated_kernel(Unary act, const float* g, int64_t gs, const float* u, int64_t us, float* out, int64_t os,
-                             int64_t cols) {
+                             int64_t cols, int64_t rows) {
     const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    const int64_t r = blockIdx.y;
     if (c >= cols) return;
-    out[r * os + c] = apply(act, g[r * gs + c]) * u[r * us + c];
+    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) out[r * os + c] = apply(act, g[r * gs + c]) * u[r * us + c];
 }
 
 // Sum over the block (blockDim.x a multiple of the warp size, at most 1024 threads).
@@ -141,13 +148,28 @@ __global__ void softmax_kernel(float* x, int64_t xs, int64_t cols) {
 
 // out[t, c] = sum_j weights[t, j] * y[t * k + j, c]
 __global__ void moe_combine_kernel(const float* y, int64_t ys, const float* wts, int64_t wss, int k, float* out,
-                                   int64_t os, int64_t cols) {
+                                   int64_t os, int64_t cols, int64_t rows) {
     const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    const int64_t t = blockIdx.y;
     if (c >= cols) return;
+    for (int64_t t = blockIdx.y; t < rows; t += gridDim.y) {
+        float sum = 0.0f;
+        for (int j = 0; j < k; ++j) sum += wts[t * wss + j] * y[(t * k + j) * ys + c];
+        out[t * os + c] = sum;
+    }
+}
+
+// One block per row: (x - mean) / sqrt(biased variance + eps) * weight + bias, two passes over the row.
+__global__ void layer_norm_kernel(const float* x, int64_t xs, const float* w, const float* b, float eps, float* out,
+                                  int64_t os, int64_t cols) {
+    const int64_t r = blockIdx.x;
+    const float* in = x + r * xs;
     float sum = 0.0f;
-    for (int j = 0; j < k; ++j) sum += wts[t * wss + j] * y[(t * k + j) * ys + c];
-    out[t * os + c] = sum;
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) sum += in[c];
+    const float mean = block_sum(sum) / static_cast<float>(cols);
+    float spread = 0.0f;
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) spread += (in[c] - mean) * (in[c] - mean);
+    const float inv = 1.0f / sqrtf(block_sum(spread) / static_cast<float>(cols) + eps);
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) out[r * os + c] = (in[c] - mean) * inv * w[c] + b[c];
 }
 
 }  // namespace
@@ -155,33 +177,38 @@ __global__ void moe_combine_kernel(const float* y, int64_t ys, const float* wts,
 void add(const Launch& l, const Rows& a, const Rows& b, const Rows& out) {
     const int mode = b.rows == a.rows ? 0 : 1;
     binary_kernel<<<elementwise_grid(a), kThreads, 0, l.stream>>>(Binary::add, a.data, a.stride, b.data, b.stride, mode,
-                                                                  out.data, out.stride, a.cols);
+                                                                  out.data, out.stride, a.cols, a.rows);
 }
 
 void mul(const Launch& l, const Rows& a, const Rows& b, const Rows& out) {
     const int mode = b.cols == a.cols ? (b.rows == a.rows ? 0 : 1) : 2;
     binary_kernel<<<elementwise_grid(a), kThreads, 0, l.stream>>>(Binary::mul, a.data, a.stride, b.data, b.stride, mode,
-                                                                  out.data, out.stride, a.cols);
+                                                                  out.data, out.stride, a.cols, a.rows);
 }
 
 void scale(const Launch& l, const Rows& x, float s, const Rows& out) {
     unary_kernel<<<elementwise_grid(x), kThreads, 0, l.stream>>>(Unary::exp, s, x.data, x.stride, out.data, out.stride,
-                                                                 x.cols, true);
+                                                                 x.cols, x.rows, true);
 }
 
 void unary(const Launch& l, Unary op, const Rows& x, const Rows& out) {
     unary_kernel<<<elementwise_grid(x), kThreads, 0, l.stream>>>(op, 0.0f, x.data, x.stride, out.data, out.stride,
-                                                                 x.cols, false);
+                                                                 x.cols, x.rows, false);
 }
 
 void gated_activation(const Launch& l, Unary act, const Rows& gate, const Rows& up, const Rows& out) {
     gated_kernel<<<elementwise_grid(gate), kThreads, 0, l.stream>>>(act, gate.data, gate.stride, up.data, up.stride,
-                                                                    out.data, out.stride, gate.cols);
+                                                                    out.data, out.stride, gate.cols, gate.rows);
 }
 
 void rms_norm(const Launch& l, const Rows& x, const float* weight, float eps, const Rows& out) {
     rms_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(x.data, x.stride, weight, nullptr, 0, eps,
                                                                               out.data, out.stride, x.cols);
+}
+
+void layer_norm(const Launch& l, const Rows& x, const float* weight, const float* bias, float eps, const Rows& out) {
+    layer_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(x.data, x.stride, weight, bias, eps,
+                                                                                out.data, out.stride, x.cols);
 }
 
 void rms_norm_gated(const Launch& l, const Rows& x, const float* weight, const Rows& z, float eps, const Rows& out) {
@@ -203,7 +230,7 @@ void moe_combine(const Launch& l, const Rows& y, const Rows& weights, const Rows
     const int k = static_cast<int>(weights.cols);
     moe_combine_kernel<<<elementwise_grid(out), kThreads, 0, l.stream>>>(y.data, y.stride, weights.data,
                                                                          weights.stride, k, out.data, out.stride,
-                                                                         out.cols);
+                                                                         out.cols, out.rows);
 }
 
 }  // namespace ember::gpu_kernels

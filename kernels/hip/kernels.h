@@ -83,19 +83,23 @@ void convert_rows(const Launch& l, const TypedRows& src, const TypedRows& dst);
 void add(const Launch& l, const Rows& a, const Rows& b, const Rows& out);
 void mul(const Launch& l, const Rows& a, const Rows& b, const Rows& out);
 void scale(const Launch& l, const Rows& x, float s, const Rows& out);
-enum class Unary : int { silu, sigmoid, softplus, exp, gelu };
+enum class Unary : int { silu, sigmoid, softplus, exp, gelu, gelu_erf };  // gelu: the tanh form
 void unary(const Launch& l, Unary op, const Rows& x, const Rows& out);
 // out = act(gate) * up, act silu or gelu.
 void gated_activation(const Launch& l, Unary act, const Rows& gate, const Rows& up, const Rows& out);
 void rms_norm(const Launch& l, const Rows& x, const float* weight, float eps, const Rows& out);
 void rms_norm_gated(const Launch& l, const Rows& x, const float* weight, const Rows& z, float eps, const Rows& out);
+// weight and bias: x.cols elements.
+void layer_norm(const Launch& l, const Rows& x, const float* weight, const float* bias, float eps, const Rows& out);
 void l2_norm(const Launch& l, const Rows& x, int head_dim, float eps, const Rows& out);
 void softmax(const Launch& l, const Rows& x);
 
 // --- positions and attention -------------------------------------------------------------------------------------
 struct RopeArgs {
     int head_dim = 0, n_rot = 0;
-    int mode = 0;  // 0 normal, 1 neox, 2 multi_interleaved (positions hold 3 values per row, axis-major)
+    // 0 normal, 1 neox, 2 multi_interleaved (positions hold 3 values per row, axis-major), 3 vision (2 per row:
+    // row then column, as engine/backend/rope_angle.h)
+    int mode = 0;
     float freq_base = 10000.0f, freq_scale = 1.0f;
     int sections[4] = {0, 0, 0, 0};
 };

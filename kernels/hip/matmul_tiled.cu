@@ -11,6 +11,31 @@ namespace {
 
 constexpr int kThreads = 256;
 
+// Chunk c of a row whose last chunk may be partial: float types only (block types always fill their chunks);
+// decode32 would read past the row's end there.
+template <int T>
+__device__ __forceinline__ void decode_chunk(const uint8_t* row, int64_t c, int64_t cols, float (&w)[32]) {
+    if constexpr (T == kF32 || T == kF16 || T == kBF16) {
+        if (32 * c + 32 > cols) {
+            for (int i = 0; i < 32; ++i) {
+                const int64_t k = 32 * c + i;
+                float v = 0.0f;
+                if (k < cols) {
+                    if constexpr (T == kF32)
+                        v = reinterpret_cast<const float*>(row)[k];
+                    else if constexpr (T == kF16)
+                        v = half_to_float(reinterpret_cast<const uint16_t*>(row)[k]);
+                    else
+                        v = gpu::bf16_to_float(reinterpret_cast<const uint16_t*>(row)[k]);
+                }
+                w[i] = v;
+            }
+            return;
+        }
+    }
+    decode32<T>(row, c, w);
+}
+
 // slots: nullptr for a dense product (token i of the tile is n0 + i), else the slot list of one expert.
 template <int T, int BN>
 __global__ __launch_bounds__(kThreads) void tiled_kernel(const uint8_t* w, size_t row_stride, int64_t rows,
@@ -40,7 +65,7 @@ __global__ __launch_bounds__(kThreads) void tiled_kernel(const uint8_t* w, size_
         first = static_cast<int64_t>(blockIdx.y) * BN;
         count = tokens - first < BN ? tokens - first : BN;
     }
-    const int64_t chunks = cols / 32;
+    const int64_t chunks = (cols + 31) / 32;  // float types may end mid-chunk
     const int64_t n_tiles = group_slots ? (count + BN - 1) / BN : 1;
     for (int64_t tile = 0; tile < n_tiles; ++tile) {
         const int64_t n0 = group_slots ? tile * BN : 0;
@@ -63,7 +88,7 @@ __global__ __launch_bounds__(kThreads) void tiled_kernel(const uint8_t* w, size_
             for (int r = tid; r < BM; r += kThreads) {
                 float v[32];
                 if (m0 + r < rows) {
-                    decode32<T>(wbase + (m0 + r) * row_stride, c, v);
+                    decode_chunk<T>(wbase + (m0 + r) * row_stride, c, cols, v);
                 } else {
 #pragma unroll
                     for (int i = 0; i < 32; ++i) v[i] = 0.0f;
@@ -74,7 +99,7 @@ __global__ __launch_bounds__(kThreads) void tiled_kernel(const uint8_t* w, size_
             for (int e = tid; e < BN * 32; e += kThreads) {
                 const int t = e / 32, kk = e % 32;
                 const int64_t xr = x_row[t];
-                xs[kk][t] = xr >= 0 ? x[xr * x_stride + 32 * c + kk] : 0.0f;
+                xs[kk][t] = xr >= 0 && 32 * c + kk < cols ? x[xr * x_stride + 32 * c + kk] : 0.0f;
             }
             __syncthreads();
 #pragma unroll 8

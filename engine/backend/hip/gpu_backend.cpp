@@ -156,10 +156,10 @@ void GpuBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, con
             gk::quantize_q8_1(l, xv, xq);
             gk::matvec_integer(l, wv, xq, xv.rows, ov, bv);
         });
-    } else if (x.rows <= gk::kMaxMatvecTokens || !blocks_of_32) {
+    } else if (x.rows <= gk::kMaxMatvecTokens) {
         record(launch_key("matvec_float", wv, xv, ov, bv),
                [=](const gk::Launch& l, const std::byte*) { gk::matvec_float(l, wv, xv, ov, bv); });
-    } else {
+    } else {  // rows that end mid-chunk (float weights) too
         record(launch_key("matmul_tiled", wv, xv, ov, bv),
                [=](const gk::Launch& l, const std::byte*) { gk::matmul_tiled(l, wv, xv, ov, bv); });
     }

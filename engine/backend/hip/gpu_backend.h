@@ -76,6 +76,7 @@ public:
     void get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) override;
     void matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias = nullptr) override;
     void rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) override;
+    void layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps, const Tensor& out) override;
     void add(const Tensor& a, const Tensor& b, const Tensor& out) override;
     void mul(const Tensor& a, const Tensor& b, const Tensor& out) override;
     void scale(const Tensor& x, float s, const Tensor& out) override;

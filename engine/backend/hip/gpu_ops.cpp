@@ -6,6 +6,7 @@
 #include "backend/hip/gpu_backend.h"
 #include "backend/hip/gpu_buffers.h"
 #include "backend/hip/gpu_key.h"
+#include "backend/rope_angle.h"
 
 namespace ember::gpu_backend {
 
@@ -20,6 +21,8 @@ gk::Unary unary_of(UnaryOp op) {
         case UnaryOp::silu: return gk::Unary::silu;
         case UnaryOp::sigmoid: return gk::Unary::sigmoid;
         case UnaryOp::softplus: return gk::Unary::softplus;
+        case UnaryOp::gelu_tanh: return gk::Unary::gelu;
+        case UnaryOp::gelu_erf: return gk::Unary::gelu_erf;
         default: return gk::Unary::exp;
     }
 }
@@ -48,6 +51,18 @@ void GpuBackend::rms_norm(const Tensor& x, const Tensor& weight, float eps, cons
     const float* wv = f32_rows(weight, "rms_norm weight").data;
     record(launch_key("rms_norm", xv, wv, eps, ov),
            [=](const gk::Launch& l, const std::byte*) { gk::rms_norm(l, xv, wv, eps, ov); });
+}
+
+void GpuBackend::layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps, const Tensor& out) {
+    require_same_shape(x, out, "layer_norm");
+    require(weight.rows * weight.cols == x.cols && bias.rows * bias.cols == x.cols,
+            "layer_norm: weight or bias length differs from the row length");
+    const gk::Rows xv = f32_rows(x, "layer_norm input"), ov = f32_rows(out, "layer_norm output");
+    const float* wv = f32_rows(weight, "layer_norm weight").data;
+    const float* bv = f32_rows(bias, "layer_norm bias").data;
+    if (x.rows == 0) return;
+    record(launch_key("layer_norm", xv, wv, bv, eps, ov),
+           [=](const gk::Launch& l, const std::byte*) { gk::layer_norm(l, xv, wv, bv, eps, ov); });
 }
 
 void GpuBackend::add(const Tensor& a, const Tensor& b, const Tensor& out) {
@@ -114,12 +129,13 @@ void GpuBackend::softmax(const Tensor& x) {
 
 void GpuBackend::rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
                       const Tensor* freq_factors) {
-    const size_t per_row = p.mode == RopeMode::multi_interleaved ? 3 : 1;
+    const size_t per_row = rope_angle::positions_per_row(p.mode);
     require(positions.size() == per_row * static_cast<size_t>(x.rows),
-            per_row == 1 ? "rope: one position per row" : "rope: three positions per row (t, h, w)");
+            per_row == 3   ? "rope: three positions per row (t, h, w)"
+            : per_row == 2 ? "rope: two positions per row (row, col)"
+                           : "rope: one position per row");
     require(head_dim > 0 && x.cols % head_dim == 0, "rope: row length is not a multiple of the head size");
-    require(p.n_rot > 0 && p.n_rot <= head_dim && p.n_rot % 2 == 0 && p.n_rot <= 1024,
-            "rope: bad rotary dimension count");
+    require(rope_angle::valid_n_rot(p, head_dim), "rope: bad rotary dimension count");
     const gk::Rows xv = f32_rows(x, "rope input");
     const float* fv = nullptr;
     if (freq_factors) {
@@ -129,7 +145,7 @@ void GpuBackend::rope(const Tensor& x, int head_dim, std::span<const int32_t> po
     gk::RopeArgs a;
     a.head_dim = head_dim;
     a.n_rot = p.n_rot;
-    a.mode = p.mode == RopeMode::normal ? 0 : p.mode == RopeMode::neox ? 1 : 2;
+    a.mode = p.mode == RopeMode::normal ? 0 : p.mode == RopeMode::neox ? 1 : p.mode == RopeMode::vision ? 3 : 2;
     a.freq_base = p.freq_base;
     a.freq_scale = p.freq_scale;
     std::memcpy(a.sections, p.sections, sizeof a.sections);

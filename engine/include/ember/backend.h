@@ -129,7 +129,7 @@ public:
     // LayerNorm: out[i, :] = (x[i, :] - mean) / sqrt(var + eps) * weight + bias, mean and (biased) variance over
     // the row; weight and bias F32 with x.cols elements. out may alias x.
     virtual void layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
-                            const Tensor& out);
+                            const Tensor& out) = 0;
     // out = a + b; b may have one row (broadcast over a's rows). out may alias a.
     virtual void add(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
     // out = a * b elementwise; b may have one row (broadcast over rows) or one column (row r scaled by b[r, 0]).
