@@ -292,3 +292,69 @@ TEST(SessionImages, RealProjectorEndToEnd) {
     auto limited = LoadedModel::load(vision_model(), options);
     EXPECT_EQ(limited->projector()->limits().max_pixels, 32 * 32 * 4);
 }
+
+// The image rows and M-RoPE positions on Vulkan (lavapipe in CI) give the CPU's logits.
+TEST(SessionImages, ImageRowsOnVulkanMatchTheCpu) {
+    std::unique_ptr<Backend> vulkan;
+    try {
+        vulkan = make_backend("vulkan");
+    } catch (const Error& e) {
+        GTEST_SKIP() << e.what();
+    }
+    const gguf::File file = gguf::File::open(vision_model());
+    auto cpu = make_cpu_backend({2});
+    const FakeProjector fake;
+    const vision::ImageEmbedding emb = fake.encode(image(96, 64, 1));
+    const int32_t pad = 275;  // <|image_pad|> of the fixture's vocabulary
+    const std::vector<int32_t> tokens{269, 72, 101, 273, pad, pad, pad, pad, pad, pad, 274, 100, 33, 10};
+    std::vector<int32_t> rope(3 * tokens.size());
+    for (size_t i = 0; i < tokens.size(); ++i) {
+        const bool in_image = i >= 4 && i < 10;
+        const auto p = static_cast<int32_t>(i < 4 ? i : i < 10 ? 4 : i - 3);
+        rope[i] = p;
+        rope[tokens.size() + i] = in_image ? 4 + static_cast<int32_t>(i - 4) / 3 : p;
+        rope[2 * tokens.size() + i] = in_image ? 4 + static_cast<int32_t>(i - 4) % 3 : p;
+    }
+    auto logits_on = [&](Backend& backend) {
+        auto model = load_model(file, backend);
+        StateOptions so;
+        so.n_ctx = 64;
+        so.kv_type = KvCacheType::f32;
+        auto state = model->create_state(so);
+        const ForwardRequest::EmbeddedRows rows{4, 6, emb.rows};
+        ForwardRequest req{tokens, 0, true};
+        req.embedded = std::span(&rows, 1);
+        req.rope_positions = rope;
+        std::vector<float> logits;
+        model->forward(*state, req, logits);
+        return logits;
+    };
+    const std::vector<float> a = logits_on(*cpu), b = logits_on(*vulkan);
+    ASSERT_EQ(a.size(), b.size());
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        diff = std::max(diff, std::abs(double(a[i]) - b[i]));
+        norm = std::max(norm, std::abs(double(a[i])));
+    }
+    EXPECT_LT(diff / norm, 1e-3) << vulkan->name();
+}
+
+TEST(SessionImages, DflashGreedyWithImagesIsTokenForTokenPlainDecoding) {
+    LoadOptions options;
+    options.threads = 2;
+    options.backend = "cpu";
+    options.draft_file = fixture_path("dflash") / "draft-qwen35moe-vision.gguf";
+    auto model = LoadedModel::load(vision_model(), options);
+    ASSERT_EQ(model->speculation(), "dflash");
+    model->set_projector(std::make_unique<FakeProjector>());
+    const std::vector<vision::Image> images{image(96, 64, 1), image(40, 70, 3)};
+    SessionOptions plain_options;
+    plain_options.speculate = false;
+    Session plain(model, plain_options), drafted(model);
+    const chat::RenderRequest conv = conversation(2, "the theater is");
+    const GenerationResult p = plain.chat(conv, images, greedy(40));
+    const GenerationResult d = drafted.chat(conv, images, greedy(40));
+    EXPECT_EQ(d.tokens, p.tokens);
+    EXPECT_EQ(d.stats.speculation, "dflash");
+    EXPECT_GT(d.stats.draft_steps, 0);
+}
