@@ -87,9 +87,10 @@ uint64_t image_key(const vision::Image& image) {
     return h == 0 ? 1 : h;
 }
 
-PromptRows expand_images(std::span<const int32_t> tokens, int32_t pad, std::span<const vision::Image> images,
-                         const vision::Projector& projector, int64_t n_embd, EncodingCache& cache,
-                         const GenerationOptions& options, GenerationStats& stats) {
+std::optional<PromptRows> expand_images(std::span<const int32_t> tokens, int32_t pad,
+                                        std::span<const vision::Image> images, const vision::Projector& projector,
+                                        int64_t n_embd, EncodingCache& cache, const GenerationOptions& options,
+                                        GenerationStats& stats, const std::function<bool()>& cancelled) {
     const auto pads = static_cast<size_t>(std::count(tokens.begin(), tokens.end(), pad));
     if (pads != images.size())
         throw Error("chat: the conversation has " + std::to_string(pads) + " image placeholder" +
@@ -106,6 +107,7 @@ PromptRows expand_images(std::span<const int32_t> tokens, int32_t pad, std::span
     }
     const auto start = std::chrono::steady_clock::now();
     for (size_t done = 0; done < missing.size(); ++done) {
+        if (cancelled && cancelled()) return std::nullopt;
         if (options.on_image) options.on_image(static_cast<int>(done), static_cast<int>(missing.size()));
         const size_t i = missing[done];
         auto embedding = std::make_shared<vision::ImageEmbedding>(projector.encode(images[i]));
@@ -152,6 +154,10 @@ PromptRows expand_images(std::span<const int32_t> tokens, int32_t pad, std::span
 
 namespace ember {
 
+namespace {
+constexpr size_t kEncodingCacheBytes = size_t{512} << 20;
+}  // namespace
+
 GenerationResult Session::chat(const chat::RenderRequest& conversation, std::span<const vision::Image> images,
                                const GenerationOptions& options, const StreamCallback& on_chunk) {
     const vision::Projector* projector = model_->projector();
@@ -168,11 +174,23 @@ GenerationResult Session::chat(const chat::RenderRequest& conversation, std::spa
     }
     if (images.empty())
         throw Error("chat: the conversation has image placeholders but no images were given");
-    if (!encodings_) encodings_ = std::make_unique<runtime::EncodingCache>(size_t{512} << 20);
+    if (!encodings_) encodings_ = std::make_unique<runtime::EncodingCache>(kEncodingCacheBytes);
     GenerationStats image_stats;
-    const runtime::PromptRows rows = runtime::expand_images(tokens, *pad, images, *projector, model_->info().n_embd,
-                                                            *encodings_, options, image_stats);
-    GenerationResult result = run(rows, options, on_chunk, parser);
+    // Cancelling stops between two encodings (run() watches the flags from then on).
+    cancel_.store(false, std::memory_order_relaxed);
+    const std::atomic<bool>* caller = options.cancel;
+    auto stop = [this, caller] {
+        return cancel_.load(std::memory_order_relaxed) || (caller && caller->load(std::memory_order_relaxed));
+    };
+    const std::optional<runtime::PromptRows> rows = runtime::expand_images(
+        tokens, *pad, images, *projector, model_->info().n_embd, *encodings_, options, image_stats, stop);
+    if (!rows) {
+        GenerationResult cancelled;
+        cancelled.stop_reason = StopReason::cancelled;
+        cancelled.stats.image_seconds = image_stats.image_seconds;
+        return cancelled;
+    }
+    GenerationResult result = run(*rows, options, on_chunk, parser);
     result.stats.image_tokens = image_stats.image_tokens;
     result.stats.image_seconds = image_stats.image_seconds;
     return result;

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -68,9 +70,10 @@ uint64_t image_key(const vision::Image& image);
 // The prompt `tokens` with each `pad` token expanded to the rows of the next image (in order), their embeddings
 // taken from `cache` or encoded by `projector` (options.on_image before each; stats.image_seconds and
 // image_tokens filled). Throws ember::Error when the pads and the images differ in number or an embedding does not
-// have the model's width.
-PromptRows expand_images(std::span<const int32_t> tokens, int32_t pad, std::span<const vision::Image> images,
-                         const vision::Projector& projector, int64_t n_embd, EncodingCache& cache,
-                         const GenerationOptions& options, GenerationStats& stats);
+// have the model's width. Returns nothing when `cancelled` says so between two encodings.
+std::optional<PromptRows> expand_images(std::span<const int32_t> tokens, int32_t pad,
+                                        std::span<const vision::Image> images, const vision::Projector& projector,
+                                        int64_t n_embd, EncodingCache& cache, const GenerationOptions& options,
+                                        GenerationStats& stats, const std::function<bool()>& cancelled);
 
 }  // namespace ember::runtime

@@ -9,6 +9,7 @@
 
 #include "common/fixture_path.h"
 #include "ember/runtime.h"
+#include "runtime/session_images.h"
 
 using namespace ember;
 using ember::test::fixture_path;
@@ -357,4 +358,49 @@ TEST(SessionImages, DflashGreedyWithImagesIsTokenForTokenPlainDecoding) {
     EXPECT_EQ(d.tokens, p.tokens);
     EXPECT_EQ(d.stats.speculation, "dflash");
     EXPECT_GT(d.stats.draft_steps, 0);
+}
+
+TEST(SessionImages, CancelStopsBetweenEncodings) {
+    FakeProjector* fake = nullptr;
+    auto model = load_with_fake(&fake, "off");
+    Session session(model);
+    const std::vector<vision::Image> images{image(96, 64, 1), image(40, 70, 3)};
+    GenerationOptions o = greedy(4);
+    std::vector<std::pair<int, int>> calls;
+    o.on_image = [&](int done, int total) {
+        calls.emplace_back(done, total);
+        session.cancel();
+    };
+    const GenerationResult r = session.chat(conversation(2), images, o);
+    EXPECT_EQ(r.stop_reason, StopReason::cancelled);
+    EXPECT_TRUE(r.tokens.empty());
+    EXPECT_EQ(fake->encodes, 1);
+    EXPECT_EQ(calls, (std::vector<std::pair<int, int>>{{0, 2}}));
+    // The next turn encodes only the image that is not cached yet.
+    o.on_image = [&](int done, int total) { calls.emplace_back(done, total); };
+    EXPECT_EQ(session.chat(conversation(2), images, o).tokens.size(), 4u);
+    EXPECT_EQ(fake->encodes, 2);
+    EXPECT_EQ(calls.back(), std::make_pair(0, 1));
+}
+
+TEST(SessionImages, EncodingCacheDropsTheLeastRecentlyUsed) {
+    auto embedding = [](int64_t floats) {
+        auto e = std::make_shared<vision::ImageEmbedding>();
+        e->rows.resize(static_cast<size_t>(floats));
+        return e;
+    };
+    runtime::EncodingCache cache(1000 * sizeof(float));
+    cache.insert(1, embedding(400));
+    cache.insert(2, embedding(400));
+    ASSERT_NE(cache.find(1), nullptr);  // 1 is now the most recent
+    cache.insert(3, embedding(400));
+    EXPECT_NE(cache.find(1), nullptr);
+    EXPECT_EQ(cache.find(2), nullptr);
+    EXPECT_NE(cache.find(3), nullptr);
+    EXPECT_EQ(cache.bytes(), 800 * sizeof(float));
+    cache.insert(4, embedding(5000));  // larger than the bound: kept alone
+    EXPECT_EQ(cache.find(1), nullptr);
+    EXPECT_NE(cache.find(4), nullptr);
+    EXPECT_NE(runtime::image_key(image(8, 8, 1)), runtime::image_key(image(8, 8, 2)));
+    EXPECT_NE(runtime::image_key(image(8, 4, 1)), runtime::image_key(image(4, 8, 1)));
 }
