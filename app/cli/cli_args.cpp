@@ -77,4 +77,20 @@ std::vector<int32_t> parse_token_list(const std::string& text) {
     return ids;
 }
 
+std::vector<OptionSpec> vision_option_specs() {
+    return {{"--mmproj", ""}, {"--no-mmproj", "", false}, {"--image", ""}, {"--max-pixels", ""}};
+}
+
+VisionArgs vision_from_args(const ParsedArgs& args) {
+    VisionArgs v;
+    if (args.has("--mmproj")) v.mmproj = args.get("--mmproj");
+    v.no_mmproj = args.has("--no-mmproj");
+    if (v.mmproj && v.no_mmproj) throw UsageError("--mmproj and --no-mmproj exclude each other");
+    v.images = args.all("--image");
+    v.max_pixels = args.get_int("--max-pixels", 0);
+    if (v.max_pixels < 0) throw UsageError("--max-pixels must be a positive number of pixels");
+    if (!v.images.empty() && v.no_mmproj) throw UsageError("--image needs a vision projector, not --no-mmproj");
+    return v;
+}
+
 }  // namespace ember::cli

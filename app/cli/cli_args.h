@@ -3,6 +3,7 @@
 // errors (UsageError, exit code 2).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -44,5 +45,16 @@ private:
 
 // "1,2,3" -> {1, 2, 3}
 std::vector<int32_t> parse_token_list(const std::string& text);
+
+// --mmproj FILE (the vision projector; without it, an mmproj*.gguf beside the model that fits it), --no-mmproj
+// (none), --image IMG (repeatable), --max-pixels N (lowers the projector's pixel limit)
+std::vector<OptionSpec> vision_option_specs();
+struct VisionArgs {
+    std::optional<std::string> mmproj;
+    bool no_mmproj = false;
+    std::vector<std::string> images;
+    int64_t max_pixels = 0;  // 0: the projector's own limit
+};
+VisionArgs vision_from_args(const ParsedArgs& args);
 
 }  // namespace ember::cli

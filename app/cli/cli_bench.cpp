@@ -3,7 +3,8 @@
 // Prefill of p tokens in batches, then n single-token decode steps, r times; tokens per second of each, the load
 // time and the peak resident memory. The tokens are fixed ids, so the figures do not depend on sampling. A model with
 // a draft also decodes through sessions with and without speculation (speedup, acceptance); --verify-curve K
-// times verifying 1..K tokens in one pass against one decode step.
+// times verifying 1..K tokens in one pass against one decode step. --image IMG (with the projector: --mmproj or
+// beside the model) times encoding each image r times.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "bench_figure.h"
 #include "cli_bench_speculation.h"
 #include "cli_model.h"
+#include "cli_vision.h"
 
 namespace ember::cli {
 
@@ -31,17 +33,20 @@ double peak_rss_mib() {
 }  // namespace
 
 int run_bench(const Args& raw) {
-    const ParsedArgs args(raw, join(model_option_specs(), {{"--n-prompt", "-p"},
-                                                            {"--n-gen", "-n"},
-                                                            {"--repetitions", "-r"},
-                                                            {"--verify-curve", ""},
-                                                            {"--json", "", false}}));
+    const ParsedArgs args(raw, join(join(model_option_specs(), vision_option_specs()), {{"--n-prompt", "-p"},
+                                                                                        {"--n-gen", "-n"},
+                                                                                        {"--repetitions", "-r"},
+                                                                                        {"--verify-curve", ""},
+                                                                                        {"--json", "", false}}));
     const int64_t n_prompt = args.get_int("--n-prompt", 512);
     const int64_t n_gen = args.get_int("--n-gen", 128);
     const int64_t reps = args.get_int("--repetitions", 3);
     if (n_prompt < 1 || n_gen < 0 || reps < 1) throw UsageError("-p must be >= 1, -n >= 0, -r >= 1");
 
+    const std::vector<std::string> image_paths = vision_from_args(args).images;
+    const std::vector<vision::Image> images = load_images(image_paths);
     auto loaded = load_model_from_args(args);
+    require_projector(*loaded, image_paths);
     const Model& model = loaded->model();
     const int64_t n_vocab = model.info().n_vocab;
     SessionOptions so = session_options_from_args(args);
@@ -81,6 +86,23 @@ int run_bench(const Args& raw) {
     if (const long long k = args.get_int("--verify-curve", 0); k > 0)
         verify_cost = bench_verify_cost(*loaded, so.kv_type, prompt, static_cast<int>(std::min(k, 64LL)));
 
+    nlohmann::ordered_json image_figures = nlohmann::ordered_json::array();
+    for (size_t k = 0; k < images.size(); ++k) {
+        Figure seconds;
+        vision::ImageEmbedding e;
+        for (int64_t r = 0; r < reps; ++r) {
+            const auto start = Clock::now();
+            e = loaded->projector()->encode(images[k]);
+            seconds.runs.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+        }
+        image_figures.push_back({{"image", image_paths[k]},
+                                 {"width", images[k].width},
+                                 {"height", images[k].height},
+                                 {"tokens", e.tokens()},
+                                 {"grid", {1, e.grid.merged_rows(), e.grid.merged_cols()}},
+                                 {"encode_seconds", seconds.json()}});
+    }
+
     if (args.has("--json")) {
         nlohmann::ordered_json out = {
             {"model", args.get("--model")},
@@ -103,6 +125,8 @@ int run_bench(const Args& raw) {
         };
         if (!speculation.is_null()) out["speculation"] = speculation;
         if (!verify_cost.is_null()) out["verify_cost"] = verify_cost;
+        if (loaded->projector()) out["projector"] = projector_json(*loaded->projector());
+        if (!image_figures.empty()) out["images"] = image_figures;
         std::cout << out.dump(2) << "\n";
     } else {
         std::printf("%s on %s\n", args.get("--model").c_str(), loaded->backend().name().c_str());
@@ -123,6 +147,11 @@ int run_bench(const Args& raw) {
             for (const auto& point : verify_cost["curve"])
                 std::printf("  verify %2d %8.2f x one decode step\n", point["tokens"].get<int>(),
                             point["relative_to_decode_step"].get<double>());
+        if (loaded->projector()) std::printf("  vision    %s\n", projector_line(*loaded->projector()).c_str());
+        for (const auto& f : image_figures)
+            std::printf("  image     %8.3f s    (± %.3f, %lld tokens: %s)\n", f["encode_seconds"]["mean"].get<double>(),
+                        f["encode_seconds"]["stddev"].get<double>(), f["tokens"].get<long long>(),
+                        f["image"].get<std::string>().c_str());
         std::printf("  peak RSS  %8.1f MiB\n", peak_rss_mib());
     }
     return 0;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// ember-cli info FILE: what a model file holds, in a few lines, and where the backend "auto" would run it.
+// ember-cli info FILE: what a model file holds, in a few lines, the vision projector beside it that the model
+// commands would pair, and where the backend "auto" would run it.
 #include <iostream>
 
 #include "cli_commands.h"
+#include "cli_vision.h"
 #include "ember/backend.h"
 #include "ember/gguf.h"
 #include "ember/model.h"
@@ -28,6 +30,9 @@ int run_info(const Args& args) {
               << "  vision projector      " << (caps.vision_projector ? "yes" : "no") << "\n"
               << "  chat template         " << (caps.has_chat_template ? "yes" : "no") << "\n";
     if (caps.architecture.empty()) return 0;
+    if (!caps.vision_projector)
+        if (const auto projector = projector_beside(args[0]))
+            std::cout << "  paired projector      " << projector->string() << "\n";
     // The device choice of `ember-cli run` with no --backend, at its default context.
     try {
         const DeviceChoice choice = choose_device(list_devices(), estimate_memory_needs(file, 4096), {});

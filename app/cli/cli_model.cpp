@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <unistd.h>
 
+#include "cli_vision.h"
+
 namespace ember::cli {
 
 std::vector<OptionSpec> model_option_specs() {
@@ -41,6 +43,9 @@ std::shared_ptr<LoadedModel> load_model_from_args(const ParsedArgs& args) {
     options.device_policy.experts_on_host = args.has("--experts-on-host");
     options.speculation = args.get("--speculation", "auto");
     if (args.has("--draft-file")) options.draft_file = args.get("--draft-file");
+    const VisionArgs vision = vision_from_args(args);
+    options.mmproj = projector_for(args.require("--model"), vision);
+    options.image_max_pixels = vision.max_pixels;
     const bool show = ::isatty(STDERR_FILENO);
     int last_percent = -1;
     if (show)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// ember-cli serve -m FILE [--host 127.0.0.1] [--port 8080] [--api-key KEY] [--ctx N] [--backend ...]
-// An OpenAI-compatible server on the model until SIGINT or SIGTERM. The key may also come from EMBER_API_KEY (so
-// that it does not show in the process list). Prints "listening on URL" on stdout once it accepts connections.
+// ember-cli serve -m FILE [--host 127.0.0.1] [--port 8080] [--api-key KEY] [--ctx N] [--backend ...] [--mmproj P]
+// An OpenAI-compatible server on the model until SIGINT or SIGTERM. With a vision projector (--mmproj, or an
+// mmproj*.gguf beside the model; --no-mmproj: none), chat requests may carry images as data: URLs. The key may also
+// come from EMBER_API_KEY (so that it does not show in the process list). Prints "listening on URL" on stdout once
+// it accepts connections.
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +17,8 @@ namespace ember::cli {
 
 int run_serve(const Args& raw) {
     const ParsedArgs args(raw, join(model_option_specs(), {{"--mmproj", ""},
+                                                           {"--no-mmproj", "", false},
+                                                           {"--max-pixels", ""},
                                                            {"--host", ""},
                                                            {"--port", ""},
                                                            {"--api-key", ""},
@@ -22,8 +26,6 @@ int run_serve(const Args& raw) {
                                                            {"--max-body-mb", ""},
                                                            {"--request-timeout", ""},
                                                            {"--http-threads", ""}}));
-    if (args.has("--mmproj"))
-        throw Error("--mmproj " + args.get("--mmproj") + ": vision projectors are not supported by this build yet");
     server::ServerOptions options;
     options.host = args.get("--host", options.host);
     const long long port = args.get_int("--port", options.port);
@@ -52,6 +54,7 @@ int run_serve(const Args& raw) {
     server::OpenAiServer http(engine, options);
     http.start();
     std::cout << "listening on " << http.base_url() << std::endl;
+    if (model->projector()) std::cerr << "vision projector: " << model->projector()->path() << "\n";
     if (options.host != "127.0.0.1" && options.host != "localhost" && options.host != "::1" && options.api_key.empty())
         std::cerr << "warning: serving on " << options.host
                   << " without --api-key: anyone who can reach it may use it\n";

@@ -37,6 +37,8 @@ void print_help(std::ostream& out) {
     for (const Command& c : kCommands) out << "  " << c.summary << "\n";
     out << "  version               print the version\n"
         << "  help                  this text\n\n"
+        << "Images: --mmproj FILE (else an mmproj*.gguf beside the model) with --image IMG on run --chat, chat (or\n"
+        << "/image PATH), logits and bench; --max-pixels N lowers the projector's pixel limit.\n"
         << "Look inside any GGUF file with ember-gguf (inspect, validate, types).\n";
 }
 

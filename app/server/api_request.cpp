@@ -3,6 +3,8 @@
 #include "api_request.h"
 
 #include <cmath>
+#include <cstddef>
+#include <string_view>
 
 namespace ember::server {
 
@@ -60,8 +62,40 @@ bool valid_base64(std::string_view s) {
     return pad <= 2;
 }
 
-// An image_url part: refused with the reason (bad data, remote URL, no projector).
-void check_image(const json& part, const std::string& where, const ServedModel& model) {
+std::vector<std::byte> decode_base64(std::string_view s) {
+    auto value = [](char c) -> uint32_t {
+        if (c >= 'A' && c <= 'Z') return static_cast<uint32_t>(c - 'A');
+        if (c >= 'a' && c <= 'z') return static_cast<uint32_t>(c - 'a' + 26);
+        if (c >= '0' && c <= '9') return static_cast<uint32_t>(c - '0' + 52);
+        return c == '+' ? 62u : 63u;  // '/' (valid_base64 checked the alphabet)
+    };
+    std::vector<std::byte> out;
+    out.reserve(s.size() / 4 * 3);
+    for (size_t i = 0; i + 4 <= s.size(); i += 4) {
+        uint32_t v = 0;
+        int bytes = 3;
+        for (size_t k = 0; k < 4; ++k) {
+            if (s[i + k] == '=') {
+                v <<= 6;
+                --bytes;
+            } else {
+                v = (v << 6) | value(s[i + k]);
+            }
+        }
+        for (int k = 0; k < bytes; ++k) out.push_back(static_cast<std::byte>((v >> (16 - 8 * k)) & 0xff));
+    }
+    return out;
+}
+
+// The images of one request as they are read, with the pixels they hold together (bounded).
+struct ImageList {
+    std::vector<vision::Image> images;
+    int64_t pixels = 0;
+};
+
+// An image_url part: decoded into `out`, or refused with the reason (bad data, remote URL, no projector, not an
+// image).
+void read_image(const json& part, const std::string& where, const ServedModel& model, ImageList& out) {
     const json* image = field(part, "image_url");
     const json* url =
         image && image->is_object() ? field(*image, "url") : (image && image->is_string() ? image : nullptr);
@@ -72,15 +106,29 @@ void check_image(const json& part, const std::string& where, const ServedModel& 
     const size_t comma = u.find(',');
     if (comma == std::string::npos || u.substr(0, comma).find(";base64") == std::string::npos)
         throw bad(where + ".image_url.url", "must be a base64 data URL (data:image/png;base64,...)");
-    if (!valid_base64(std::string_view(u).substr(comma + 1)))
-        throw bad(where + ".image_url.url", "the image data is not valid base64");
+    const std::string_view data = std::string_view(u).substr(comma + 1);
+    if (!valid_base64(data)) throw bad(where + ".image_url.url", "the image data is not valid base64");
     if (!model.has_vision)
         throw ApiError(400, where + ": this model has no vision projector, so it cannot read images", where,
                        "image_not_supported");
+    const std::string name = where + ".image_url.url";
+    try {
+        out.images.push_back(vision::decode_image(decode_base64(data), name));
+    } catch (const Error& e) {
+        throw ApiError(400, e.what(), name, "invalid_image");
+    }
+    out.pixels += out.images.back().width * out.images.back().height;
+    if (out.pixels > vision::kMaxDecodedPixels)
+        throw ApiError(400,
+                       name + ": the request's images hold more than " + std::to_string(vision::kMaxDecodedPixels) +
+                           " pixels together",
+                       name, "invalid_image");
 }
 
-// Content as the chat templates expect it: text parts joined into one string.
-json content_of(const json& message, const std::string& where, const ServedModel& model, bool optional) {
+// Content as the chat templates expect it: text parts joined into one string, or, when the message has images,
+// image and text parts in their order.
+json content_of(const json& message, const std::string& where, const ServedModel& model, bool optional,
+                ImageList& images) {
     const json* c = field(message, "content");
     if (!c) {
         if (optional) return "";
@@ -89,6 +137,8 @@ json content_of(const json& message, const std::string& where, const ServedModel
     if (c->is_string()) return *c;
     if (!c->is_array()) throw bad(where + ".content", "must be a string or a list of content parts");
     std::string text;
+    json parts = json::array();
+    bool has_images = false;
     for (size_t j = 0; j < c->size(); ++j) {
         const json& part = (*c)[j];
         const std::string at = where + ".content[" + std::to_string(j) + "]";
@@ -100,13 +150,16 @@ json content_of(const json& message, const std::string& where, const ServedModel
             if (!t || !t->is_string()) throw bad(at + ".text", "must be a string");
             if (!text.empty()) text += "\n";
             text += t->get<std::string>();
+            parts.push_back({{"type", "text"}, {"text", *t}});
         } else if (type == "image_url") {
-            check_image(part, at, model);
+            read_image(part, at, model, images);
+            parts.push_back({{"type", "image"}});
+            has_images = true;
         } else {
             throw bad(at + ".type", "'" + type + "' is not supported (text, image_url)");
         }
     }
-    return text;
+    return has_images ? parts : json(text);
 }
 
 // Assistant tool calls as templates expect them: arguments as an object where the JSON string parses.
@@ -129,7 +182,7 @@ json tool_calls_of(const json& calls, const std::string& where) {
     return out;
 }
 
-json messages_of(const json& body, const ServedModel& model) {
+json messages_of(const json& body, const ServedModel& model, ImageList& images) {
     const json* messages = field(body, "messages");
     if (!messages) throw bad("messages", "is missing");
     if (!messages->is_array() || messages->empty()) throw bad("messages", "must be a non-empty list");
@@ -146,7 +199,7 @@ json messages_of(const json& body, const ServedModel& model) {
             throw bad(where + ".role", "'" + r + "' is not one of system, developer, user, assistant, tool");
         json message = {{"role", r}};
         const bool has_calls = r == "assistant" && field(m, "tool_calls");
-        message["content"] = content_of(m, where, model, r == "assistant");
+        message["content"] = content_of(m, where, model, r == "assistant", images);
         if (has_calls) message["tool_calls"] = tool_calls_of(m["tool_calls"], where + ".tool_calls");
         if (const json* rc = field(m, "reasoning_content")) {
             if (!rc->is_string()) throw bad(where + ".reasoning_content", "must be a string");
@@ -230,7 +283,10 @@ ChatRequest parse_chat_request(const json& body, const ServedModel& model) {
     if (!body.is_object()) throw ApiError(400, "the request body must be a JSON object");
     if (const json* m = field(body, "model"); m && !m->is_string()) throw bad("model", "must be a string");
     ChatRequest r;
-    r.conversation.messages = messages_of(body, model);
+    ImageList images;
+    r.conversation.messages = messages_of(body, model, images);
+    if (!images.images.empty())
+        r.images = std::make_shared<const std::vector<vision::Image>>(std::move(images.images));
     r.options = generation_options(body, r.streaming);
     r.response_schema = response_schema(body);
 

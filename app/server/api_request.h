@@ -4,8 +4,10 @@
 // are ignored, as OpenAI-compatible servers commonly do.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,7 +23,11 @@ struct StreamRequest {
 };
 
 struct ChatRequest {
+    // Messages with images have content parts ({"type": "image"} for each, {"type": "text", ...}); the others keep
+    // their text parts joined into one string, as every chat template reads it.
     chat::RenderRequest conversation;
+    // The decoded images in the order of their parts in the conversation (shared: jobs are copied).
+    std::shared_ptr<const std::vector<vision::Image>> images;
     GenerationOptions options;
     StreamRequest streaming;
     // response_format json_object / json_schema: the schema the reply must validate against.
@@ -34,8 +40,9 @@ struct CompletionRequest {
     StreamRequest streaming;
 };
 
-// Throws ApiError 400 for a malformed request; images are refused unless the model has a vision projector
-// (none is supported yet), remote image URLs always.
+// Throws ApiError 400 for a malformed request. Images come as base64 data: URLs (remote URLs are refused) and are
+// decoded here; they are refused unless the model has a vision projector, and a corrupt one is a 400 naming its
+// part (messages[i].content[j].image_url.url: problem).
 ChatRequest parse_chat_request(const nlohmann::json& body, const ServedModel& model);
 CompletionRequest parse_completion_request(const nlohmann::json& body);
 

@@ -33,6 +33,10 @@ json timings_of(const GenerationStats& s, double queued_seconds) {
               {"predicted_n", s.generated_tokens},
               {"predicted_ms", s.decode_seconds * 1e3},
               {"predicted_per_second", s.decode_tokens_per_second()}};
+    if (s.image_tokens > 0) {  // already counted in prompt_n / cache_n
+        t["image_n"] = s.image_tokens;
+        t["image_ms"] = s.image_seconds * 1e3;
+    }
     if (s.drafted_tokens > 0) {
         t["draft_n"] = s.drafted_tokens;
         t["draft_n_accepted"] = s.accepted_tokens;

@@ -19,7 +19,7 @@ struct ServedModel {
     std::string id;           // the name clients pass as "model"
     int64_t n_ctx = 0;        // positions of the server's session
     int64_t created = 0;      // Unix seconds the model was loaded
-    bool has_vision = false;  // a vision projector is loaded (not yet supported: always false)
+    bool has_vision = false;  // a vision projector is loaded: chat requests may carry images
 };
 
 // The model and the server's own session, valid only during the job that receives them.

@@ -11,6 +11,7 @@ EngineThread::EngineThread(std::shared_ptr<LoadedModel> model, const SessionOpti
     : model_(std::move(model)), session_(std::make_unique<Session>(model_, session_options)) {
     served_.id = std::move(model_id);
     served_.n_ctx = session_->n_ctx();
+    served_.has_vision = model_->projector() != nullptr;
     served_.created =
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     thread_ = std::thread([this] { loop(); });

@@ -323,7 +323,7 @@ void OpenAiServer::Impl::routes() {
                             {"object", "model"},
                             {"created", m->created},
                             {"owned_by", "ember"},
-                            {"meta", {{"n_ctx", m->n_ctx}}}});
+                            {"meta", {{"n_ctx", m->n_ctx}, {"vision", m->has_vision}}}});
         reply(res, 200, {{"object", "list"}, {"data", data}});
     });
     http.Get("/v1/models", models);
@@ -333,10 +333,12 @@ void OpenAiServer::Impl::routes() {
         const ServedModel model = model_or_throw();
         ChatRequest r = parse_chat_request(body_of(req), model);
         if (r.response_schema) check_json_schema_text(*r.response_schema, "");  // unsupported schemas: 400 now
-        GenerationJob::Work work = [conversation = std::move(r.conversation), schema = r.response_schema](
-                                       EngineSlot& slot, const GenerationOptions& o, const StreamCallback& on_chunk) {
+        GenerationJob::Work work = [conversation = std::move(r.conversation), images = std::move(r.images),
+                                    schema = r.response_schema](EngineSlot& slot, const GenerationOptions& o,
+                                                                const StreamCallback& on_chunk) {
             GenerationOptions constrained = o;
             if (schema) constrained.constraint = make_json_schema_constraint(slot.model.tokenizer(), *schema);
+            if (images) return slot.session.chat(conversation, *images, constrained, on_chunk);
             return slot.session.chat(conversation, constrained, on_chunk);
         };
         generate(req, res, std::move(work), r.options, r.streaming, true);

@@ -93,6 +93,7 @@ void Qwen35State::begin_batch(int64_t n_tokens, int64_t rollback) {
     snap_count_ = 0;  // snapshots of an earlier batch no longer apply
     snap_first_ = n_past_ + n_tokens - batch_rollback_;
     positions.resize(static_cast<size_t>(n_tokens));
+    mrope.clear();
     slots.resize(static_cast<size_t>(n_tokens));
     for (int64_t i = 0; i < n_tokens; ++i) {
         slots[static_cast<size_t>(i)] = static_cast<int32_t>(n_past_ + i);

@@ -67,6 +67,7 @@ public:
     Qwen35Activations act;
     Tensor logits(int64_t rows);
     std::vector<int32_t> positions;  // of the batch's tokens (RoPE)
+    std::vector<int32_t> mrope;      // M-RoPE (t, h, w) of the batch's rows, axis-major; empty: text positions
     std::vector<int32_t> slots;      // their cache rows (positions - origin)
     int64_t batch() const { return batch_; }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/qwen35moe.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "model/model_output.h"
@@ -54,13 +55,16 @@ void Qwen35MoeModel::gated_attention(Qwen35State& st, const Qwen35Layer& l, cons
     be.matmul(a.wk, h, k);
     be.matmul(a.wv, h, v);
     be.rms_norm(k.reshaped(hd), a.k_norm, hp_.eps, k.reshaped(hd));
-    // Text positions make the interleaved multi-section RoPE plain partial NeoX RoPE (§5.3).
+    // Text positions make the interleaved multi-section RoPE plain partial NeoX RoPE (§5.3); image rows need the
+    // (t, h, w) axes (vision-qwen3vl.md §6).
     RopeParams rope;
-    rope.mode = RopeMode::neox;
+    rope.mode = st.mrope.empty() ? RopeMode::neox : RopeMode::multi_interleaved;
     rope.n_rot = hp_.n_rot;
     rope.freq_base = hp_.rope_base;
-    be.rope(q, static_cast<int>(hd), st.positions, rope);
-    be.rope(k, static_cast<int>(hd), st.positions, rope);
+    std::copy(std::begin(hp_.sections), std::end(hp_.sections), std::begin(rope.sections));
+    const std::span<const int32_t> positions = st.mrope.empty() ? std::span<const int32_t>(st.positions) : st.mrope;
+    be.rope(q, static_cast<int>(hd), positions, rope);
+    be.rope(k, static_cast<int>(hd), positions, rope);
     const size_t cache = static_cast<size_t>(l.cache_index);
     be.store_kv(k, v, st.kv().k(cache), st.kv().v(cache), st.slots);
     const AttentionParams ap{static_cast<int>(hp_.n_head), static_cast<int>(hp_.n_head_kv), static_cast<int>(hd),
@@ -157,6 +161,7 @@ void Qwen35MoeModel::forward(SequenceState& base, const ForwardRequest& request,
     const bool recurrent_form = n == 1 || request.rollback > 0;
     LayerCapture capture(request, n, hp_.n_embd);
     be.get_rows(w_.token_embd, request.tokens, x);
+    take_image_rows(st, request, n, x);
     for (size_t il = 0; il < w_.layers.size(); ++il) {
         const Qwen35Layer& l = w_.layers[il];
         capture.at_layer(be, static_cast<int64_t>(il), x);
@@ -174,6 +179,25 @@ void Qwen35MoeModel::forward(SequenceState& base, const ForwardRequest& request,
     const int64_t n_out = request.all_logits ? n : 1;
     finish_forward(be, request, x, w_.output_norm, hp_.eps, h, w_.output, st.logits(n_out), logits, capture,
                    hp_.n_layer);
+}
+
+void Qwen35MoeModel::take_image_rows(Qwen35State& st, const ForwardRequest& request, int64_t n,
+                                     const Tensor& x) const {
+    const int64_t e = hp_.n_embd;
+    for (const ForwardRequest::EmbeddedRows& rows : request.embedded) {
+        if (rows.first_row < 0 || rows.n_rows <= 0 || rows.first_row + rows.n_rows > n)
+            throw Error("forward: embedded rows [" + std::to_string(rows.first_row) + ", " +
+                        std::to_string(rows.first_row + rows.n_rows) + ") outside the batch of " + std::to_string(n));
+        if (static_cast<int64_t>(rows.embeddings.size()) != rows.n_rows * e)
+            throw Error("forward: " + std::to_string(rows.embeddings.size()) + " embedding values for " +
+                        std::to_string(rows.n_rows) + " rows of " + std::to_string(e));
+        backend_.write(x.row_range(rows.first_row, rows.n_rows), std::as_bytes(rows.embeddings));
+    }
+    if (request.rope_positions.empty()) return;
+    if (static_cast<int64_t>(request.rope_positions.size()) != 3 * n)
+        throw Error("forward: " + std::to_string(request.rope_positions.size()) + " M-RoPE positions for " +
+                    std::to_string(n) + " rows (3 per row)");
+    st.mrope.assign(request.rope_positions.begin(), request.rope_positions.end());
 }
 
 // --- the MTP head (speculative.md §2.2) --------------------------------------------------------------------------

@@ -39,6 +39,7 @@ public:
     const Tensor& token_embedding() const override { return w_.token_embd; }
     const Tensor& output_head() const override { return w_.output; }
     const MtpHead* mtp() const override { return mtp_ ? &*mtp_ : nullptr; }
+    bool takes_images() const override { return true; }
 
 private:
     friend class Qwen35Mtp;
@@ -47,6 +48,8 @@ private:
     void gated_deltanet(Qwen35State& st, const Qwen35Layer& l, const Tensor& h, int64_t n, bool recurrent_form,
                         const Tensor& out) const;
     void moe(Qwen35State& st, const MoeWeights& m, const Tensor& h, int64_t n, const Tensor& out) const;
+    // The request's embedded rows into x and its M-RoPE positions into the state (after begin_batch).
+    void take_image_rows(Qwen35State& st, const ForwardRequest& request, int64_t n, const Tensor& x) const;
     Backend& backend_;
     Qwen35HParams hp_;
     ModelInfo info_;

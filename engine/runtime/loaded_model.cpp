@@ -37,11 +37,28 @@ std::shared_ptr<LoadedModel> LoadedModel::load(const std::filesystem::path& path
         }
     }
     m->choose_speculation(path, options);
+    if (options.mmproj) {
+        if (!m->model_->takes_images())
+            throw Error(path.string() + ": the model (" + m->model_->info().architecture +
+                        ") cannot read images, so the projector " + options.mmproj->string() + " cannot be used");
+        m->projector_file_ = std::make_unique<gguf::File>(gguf::File::open(*options.mmproj));
+        m->set_projector(vision::load_projector(*m->projector_file_, *options.mmproj, *m->backend_));
+        if (options.image_max_pixels > 0) m->projector_->set_max_pixels(options.image_max_pixels);
+    }
     m->load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return m;
 }
 
 LoadedModel::~LoadedModel() = default;
+
+void LoadedModel::set_projector(std::unique_ptr<vision::Projector> projector) {
+    if (!model_->takes_images())
+        throw Error(file_->name() + ": the model (" + model_->info().architecture +
+                    ") cannot read images, so the projector " + projector->path() + " cannot be used");
+    const std::string mismatch = vision::projector_mismatch(*projector, model_->info().n_embd, file_->name());
+    if (!mismatch.empty()) throw Error(mismatch);
+    projector_ = std::move(projector);
+}
 
 namespace {
 

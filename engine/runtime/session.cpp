@@ -7,6 +7,7 @@
 #include "runtime/draft_controller.h"
 #include "runtime/drafter.h"
 #include "runtime/output_router.h"
+#include "runtime/session_images.h"
 
 namespace ember {
 
@@ -19,11 +20,19 @@ constexpr size_t kCheckpointInterval = 2048;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
+// Rows equal in token and content key (an image changes the prefix from its own first row).
+size_t common_prefix(std::span<const int32_t> a, std::span<const uint64_t> a_keys, const runtime::PromptRows& b) {
     const size_t n = std::min(a.size(), b.size());
     size_t i = 0;
-    while (i < n && a[i] == b[i]) ++i;
+    while (i < n && a[i] == b.tokens[i] && a_keys[i] == b.keys[i]) ++i;
     return i;
+}
+
+// The rows of a span of per-row values (n_rows rows of equal width), from row `first`.
+std::span<const float> rows_from(const std::vector<float>& v, size_t n_rows, size_t first) {
+    if (v.empty() || n_rows == 0) return {};
+    const size_t width = v.size() / n_rows;
+    return std::span<const float>(v).subspan(first * width);
 }
 
 }  // namespace
@@ -53,13 +62,31 @@ void Session::reset() { truncate(0); }
 int64_t Session::truncate(int64_t n) {
     const int64_t kept = state_->truncate(n);
     cached_.resize(static_cast<size_t>(kept));
+    cached_keys_.resize(static_cast<size_t>(kept));
+    rope_next_.resize(static_cast<size_t>(kept));
     if (drafter_) drafter_->truncate(kept);
     return kept;
 }
 
-void Session::forward(std::span<const int32_t> tokens, bool all_logits, int64_t rollback, std::vector<float>& logits) {
-    ForwardRequest request{tokens, static_cast<int32_t>(cached_.size()), all_logits};
+void Session::forward(std::span<const int32_t> tokens, bool all_logits, int64_t rollback, std::vector<float>& logits,
+                      const runtime::PromptRows* rows, size_t first) {
+    const size_t slot = cached_.size(), n = tokens.size();
+    ForwardRequest request{tokens, static_cast<int32_t>(slot), all_logits};
     request.rollback = rollback;
+    // Image rows and M-RoPE positions: from the prompt, or text continuing after the last cached row, whose
+    // position falls behind its cache slot once an image was seen (vision-qwen3vl.md §6).
+    std::vector<ForwardRequest::EmbeddedRows> embedded;
+    std::vector<int32_t> rope;
+    const int32_t base = slot == 0 ? 0 : rope_next_[slot - 1];
+    if (rows) {
+        rows->slice(first, n, embedded, rope);
+    } else if (base != static_cast<int32_t>(slot)) {
+        rope.resize(3 * n);
+        for (size_t axis = 0; axis < 3; ++axis)
+            for (size_t i = 0; i < n; ++i) rope[axis * n + i] = base + static_cast<int32_t>(i);
+    }
+    request.embedded = embedded;
+    request.rope_positions = rope;
     if (drafter_ && drafter_->needs_hidden()) {
         request.hidden = &hidden_;
         request.all_hidden = true;
@@ -70,36 +97,47 @@ void Session::forward(std::span<const int32_t> tokens, bool all_logits, int64_t 
     }
     model_->model().forward(*state_, request, logits);
     cached_.insert(cached_.end(), tokens.begin(), tokens.end());
+    for (size_t i = 0; i < n; ++i) {
+        cached_keys_.push_back(rows ? rows->keys[first + i] : 0);
+        rope_next_.push_back(rows ? rows->next[first + i] : base + static_cast<int32_t>(i) + 1);
+    }
 }
 
-void Session::prefill(std::span<const int32_t> prompt, GenerationStats& stats, std::vector<float>& logits) {
+void Session::prefill(const runtime::PromptRows& prompt, GenerationStats& stats, std::vector<float>& logits) {
     if (prompt.empty()) throw Error("the prompt is empty");
     if (static_cast<int64_t>(prompt.size()) >= n_ctx())
         throw Error("context full: the prompt has " + std::to_string(prompt.size()) +
                     " tokens and the context holds " + std::to_string(n_ctx()));
     // Reuse what the state already holds; at least the last prompt token is recomputed for its logits.
-    const size_t wanted = std::min(common_prefix(cached_, prompt), prompt.size() - 1);
+    const size_t wanted = std::min(common_prefix(cached_, cached_keys_, prompt), prompt.size() - 1);
     const size_t reuse = static_cast<size_t>(truncate(static_cast<int64_t>(wanted)));
     stats.prompt_tokens = static_cast<int64_t>(prompt.size());
     stats.reused_tokens = static_cast<int64_t>(reuse);
 
     const auto start = Clock::now();
     const size_t batch = static_cast<size_t>(model_->model().max_batch());
-    for (size_t first = reuse; first < prompt.size(); first += batch) {
+    for (size_t first = reuse; first < prompt.size(); first = cached_.size()) {
         if (cancelled()) break;
-        const auto chunk = prompt.subspan(first, std::min(batch, prompt.size() - first));
-        forward(chunk, false, 0, logits);
-        if (drafter_) drafter_->observe({chunk, static_cast<int64_t>(first), hidden_, features_});
+        const size_t len = prompt.batch_end(first, batch) - first;
+        const auto chunk = std::span<const int32_t>(prompt.tokens).subspan(first, len);
+        forward(chunk, false, 0, logits, &prompt, first);
+        // Drafters never see image rows: only the text after the chunk's last image row.
+        const size_t text = prompt.text_after_images(first, len) - first;
+        if (drafter_ && text < len)
+            drafter_->observe({chunk.subspan(text), static_cast<int64_t>(first + text), rows_from(hidden_, len, text),
+                               rows_from(features_, len, text)});
         stats.prefilled_tokens += static_cast<int64_t>(chunk.size());
         // Recurrent models keep sparse checkpoints along long prompts, and one where the prompt ends (the next
         // turn of a chat shares at least that much).
-        if (cached_.size() < prompt.size() && cached_.size() % kCheckpointInterval < chunk.size()) state_->checkpoint();
+        if (cached_.size() < prompt.size() &&
+            (cached_.size() % kCheckpointInterval < chunk.size() || prompt.image_starts_at(cached_.size())))
+            state_->checkpoint();
     }
     if (cached_.size() == prompt.size()) state_->checkpoint();
     stats.prefill_seconds = seconds_since(start);
 }
 
-GenerationResult Session::run(std::span<const int32_t> prompt, const GenerationOptions& options,
+GenerationResult Session::run(const runtime::PromptRows& prompt, const GenerationOptions& options,
                               const StreamCallback& on_chunk, std::optional<chat::ParserOptions> parser) {
     cancel_.store(false, std::memory_order_relaxed);
     caller_cancel_ = options.cancel;
@@ -257,11 +295,17 @@ GenerationResult Session::run(std::span<const int32_t> prompt, const GenerationO
 
 GenerationResult Session::generate(std::span<const int32_t> prompt, const GenerationOptions& options,
                                    const StreamCallback& on_chunk) {
-    return run(prompt, options, on_chunk, std::nullopt);
+    return run(runtime::PromptRows::text(prompt), options, on_chunk, std::nullopt);
 }
 
 GenerationResult Session::chat(const chat::RenderRequest& conversation, const GenerationOptions& options,
                                const StreamCallback& on_chunk) {
+    chat::ParserOptions parser;
+    const std::vector<int32_t> tokens = render(conversation, parser);
+    return run(runtime::PromptRows::text(tokens), options, on_chunk, parser);
+}
+
+std::vector<int32_t> Session::render(const chat::RenderRequest& conversation, chat::ParserOptions& parser) const {
     const chat::Template* tmpl = model_->chat_template();
     if (!tmpl) {
         const std::string& why = model_->chat_template_error();
@@ -277,9 +321,8 @@ GenerationResult Session::chat(const chat::RenderRequest& conversation, const Ge
     const bool add_bos = tokenizer.add_bos() && !(request.bos_token && prompt.starts_with(*request.bos_token));
     std::vector<int32_t> tokens = tokenizer.encode(prompt, false, true);
     if (add_bos) tokens.insert(tokens.begin(), tokenizer.bos_id());
-    chat::ParserOptions parser;
     parser.starts_in_reasoning = chat::prompt_opens_reasoning(prompt, parser);
-    return run(tokens, options, on_chunk, parser);
+    return tokens;
 }
 
 std::vector<float> Session::append(std::span<const int32_t> tokens) {

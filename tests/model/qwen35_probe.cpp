@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Test tool for the qwen35moe tests (qwen35moe_test.py): runs a model through the engine and writes raw float32
 // results for comparison with tests/reference/qwen35moe_reference.py.
-//   qwen35_probe MODEL OUT_DIR TOKENS [--batch N] [--mtp-steps K] [--kv f16|f32|q8_0]
+//   qwen35_probe MODEL OUT_DIR TOKENS [--batch N] [--mtp-steps K] [--kv f16|f32|q8_0] [--embed FIRST:ROWS.f32]
+//                [--rope THW.i32]
+// --embed: rows FIRST.. take the float32 embeddings of the file (an image, [n, n_embd]) instead of their tokens';
+// --rope: the M-RoPE (t, h, w) of every token, int32 axis-major ([t...][h...][w...]).
 // Writes OUT_DIR/logits.f32 and hidden.f32 ([T, ...], every position, the tokens fed N at a time). With
 // --mtp-steps, the MTP head is fed the prompt pairs (t_k at position k, hidden_{k-1}) for k = 1..T-1, then drafts K
 // tokens greedily from (argmax of the last trunk logits at position T, hidden_{T-1}): mtp_prompt.f32 ([T-1,
@@ -23,6 +26,16 @@ void write(const std::filesystem::path& path, const std::vector<float>& data) {
     out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * 4));
 }
 
+template <typename T>
+std::vector<T> read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) throw ember::Error(path + ": cannot open");
+    std::vector<T> data(static_cast<size_t>(in.tellg()) / sizeof(T));
+    in.seekg(0);
+    in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size() * sizeof(T)));
+    return data;
+}
+
 int32_t argmax(std::span<const float> v) {
     return static_cast<int32_t>(std::max_element(v.begin(), v.end()) - v.begin());
 }
@@ -36,9 +49,12 @@ int main(int argc, char** argv) {
     }
     int64_t batch = 0, mtp_steps = 0;
     ember::KvCacheType kv = ember::KvCacheType::f32;
+    std::string embed_arg, rope_arg;
     for (int i = 4; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--batch") batch = std::stoll(argv[i + 1]);
+        else if (a == "--embed") embed_arg = argv[i + 1];
+        else if (a == "--rope") rope_arg = argv[i + 1];
         else if (a == "--mtp-steps") mtp_steps = std::stoll(argv[i + 1]);
         else if (a == "--kv") kv = std::string(argv[i + 1]) == "f16" ? ember::KvCacheType::f16
                                    : std::string(argv[i + 1]) == "q8_0" ? ember::KvCacheType::q8_0
@@ -60,12 +76,34 @@ int main(int argc, char** argv) {
         so.n_ctx = n + mtp_steps + 8;
         so.kv_type = kv;
         auto state = model->create_state(so);
+        const int64_t e = model->info().n_embd;
+        std::vector<float> image;
+        int64_t image_first = 0, image_rows = 0;
+        if (!embed_arg.empty()) {
+            image_first = std::stoll(embed_arg.substr(0, embed_arg.find(':')));
+            image = read_file<float>(embed_arg.substr(embed_arg.find(':') + 1));
+            image_rows = static_cast<int64_t>(image.size()) / e;
+        }
+        const std::vector<int32_t> thw = rope_arg.empty() ? std::vector<int32_t>() : read_file<int32_t>(rope_arg);
         std::vector<float> logits, hidden, all_logits, all_hidden;
         for (int64_t first = 0; first < n; first += step) {
+            const int64_t len = std::min(step, n - first);
             const auto chunk = std::span<const int32_t>(tokens).subspan(static_cast<size_t>(first),
-                                                                        static_cast<size_t>(std::min(step, n - first)));
+                                                                        static_cast<size_t>(len));
             ember::ForwardRequest r{chunk, static_cast<int32_t>(first), true};
             r.hidden = &hidden;
+            // This chunk's share of the image rows and of the M-RoPE positions.
+            std::vector<ember::ForwardRequest::EmbeddedRows> rows;
+            const int64_t lo = std::max(first, image_first), hi = std::min(first + len, image_first + image_rows);
+            if (lo < hi)
+                rows.push_back({lo - first, hi - lo,
+                                std::span<const float>(image).subspan(static_cast<size_t>((lo - image_first) * e),
+                                                                      static_cast<size_t>((hi - lo) * e))});
+            r.embedded = rows;
+            std::vector<int32_t> chunk_thw;
+            for (int64_t axis = 0; axis < 3 && !thw.empty(); ++axis)
+                chunk_thw.insert(chunk_thw.end(), thw.begin() + axis * n + first, thw.begin() + axis * n + first + len);
+            r.rope_positions = chunk_thw;
             model->forward(*state, r, logits);
             all_logits.insert(all_logits.end(), logits.begin(), logits.end());
             all_hidden.insert(all_hidden.end(), hidden.begin(), hidden.end());
@@ -77,7 +115,7 @@ int main(int argc, char** argv) {
         if (mtp_steps > 0) {
             const ember::MtpHead* mtp = model->mtp();
             if (!mtp) throw ember::Error(file.name() + ": the model has no MTP head");
-            const int64_t e = model->info().n_embd, v = model->info().n_vocab;
+            const int64_t v = model->info().n_vocab;
             auto mstate = mtp->create_state(so);
             std::vector<float> mlogits, mhidden;
             // Prompt rows k = 1..n-1: (t_k, hidden_{k-1}).

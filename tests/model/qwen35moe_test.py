@@ -92,3 +92,45 @@ def test_bad_files_give_one_line_errors(tmp_path):
         assert result.returncode == 1, name
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and needle in lines[0] and name in lines[0], (name, result.stderr)
+
+
+# --- image rows (vision-qwen3vl.md §6): embeddings replace the <|image_pad|> rows, M-RoPE (t, h, w) positions ---
+
+def image_prompt(vocab):
+    """<|im_start|>He<|vision_start|> [2 x 3 merged image tokens] <|vision_end|>d!\\n, the image at s = 4: token
+    (r, c) gets (4, 4 + r, 4 + c), <|vision_end|> 4 + max(2, 3) = 7 and the text after it 8, 9, 10."""
+    start, end, pad = (vocab.index(t) for t in ("<|vision_start|>", "<|vision_end|>", "<|image_pad|>"))
+    tokens = [vocab.index("<|im_start|>"), 72, 101, start] + [pad] * 6 + [end, 100, 33, 10]
+    thw = [[p, p, p] for p in range(4)] + [[4, 4 + r, 4 + c] for r in range(2) for c in range(3)] + \
+        [[p, p, p] for p in range(7, 11)]
+    return tokens, np.array(thw, dtype=np.int64)
+
+
+@pytest.fixture(scope="module")
+def vision_case():
+    path = FIXTURES / "qwen35moe-vision-f32.gguf"
+    ref = qwen35moe_reference.Qwen35Reference(path)
+    tokens, thw = image_prompt(ref.w.key("tokenizer.ggml.tokens"))
+    image = np.random.default_rng(19).normal(0.0, 1.0, (6, ref.h.n_embd)).astype(np.float32)
+    logits, hidden, _ = ref.forward(tokens, embedded=[(4, image)], thw=thw)
+    return path, ref, tokens, thw, image, logits, hidden
+
+
+@pytest.mark.parametrize("batch", [0, 1, 5])
+def test_image_rows_and_mrope_positions_match_the_reference(vision_case, batch, tmp_path):
+    path, ref, tokens, thw, image, logits, hidden = vision_case
+    image.tofile(tmp_path / "image.f32")
+    thw.T.astype(np.int32).tofile(tmp_path / "thw.i32")  # axis-major
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    subprocess.run([BIN / "qwen35_probe", str(path), str(out_dir), ",".join(map(str, tokens)), "--batch", str(batch),
+                    "--embed", f"4:{tmp_path / 'image.f32'}", "--rope", str(tmp_path / "thw.i32")],
+                   check=True, capture_output=True)
+    out = np.fromfile(out_dir / "logits.f32", dtype=np.float32).reshape(logits.shape)
+    assert rel_error(out, logits) < 1e-4
+    assert rel_error(np.fromfile(out_dir / "hidden.f32", dtype=np.float32).reshape(hidden.shape), hidden) < 1e-4
+    # Both the substituted rows and the positions matter: the reference without either differs clearly.
+    plain, _, _ = ref.forward(tokens, embedded=[(4, image)])
+    assert rel_error(plain, logits) > 1e-3
+    tokens_only, _, _ = ref.forward(tokens, thw=thw)
+    assert rel_error(tokens_only, logits) > 1e-3

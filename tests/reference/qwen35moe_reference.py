@@ -462,15 +462,23 @@ class Qwen35Reference:
             raise ValueError(f"token id out of range 0..{self.h.n_vocab - 1}")
         return self.t(table)[tokens]
 
-    def forward(self, tokens, state: Qwen35State | None = None, chunk: int | None = 64, capture_layers=None):
+    def forward(self, tokens, state: Qwen35State | None = None, chunk: int | None = 64, capture_layers=None,
+                embedded=None, thw=None):
         """Runs tokens at positions n_past.. and returns (logits [T, n_vocab], hidden after output_norm [T, n_embd],
         state). chunk: the DeltaNet chunk length (None: the token-by-token recurrence). With capture_layers, also
-        the features [T, len(capture_layers) * n_embd] (see the module notes) as a fourth value."""
+        the features [T, len(capture_layers) * n_embd] (see the module notes) as a fourth value.
+        Images (vision-qwen3vl.md §6): embedded = [(first_row, rows [n, n_embd]), ...] replace those rows' token
+        embeddings; thw [T, 3] gives each row's M-RoPE (t, h, w) (default t = h = w = the row's position). The
+        causal mask and the cache order stay by row index."""
         h = self.h
         state = self.new_state() if state is None else state
         self.smallest_routing_margin = np.inf
-        x = self.embed(tokens)  # [T, n_embd]
+        x = self.embed(tokens).astype(np.float64)  # [T, n_embd]
+        for first, rows in embedded or []:
+            rows = np.asarray(rows, dtype=np.float64).reshape(-1, h.n_embd)
+            x[first:first + rows.shape[0]] = rows
         positions = state.n_past + np.arange(x.shape[0])
+        thw = text_positions(positions) if thw is None else np.asarray(thw, dtype=np.int64).reshape(-1, 3)
         layer_inputs = {}
         for i in range(h.n_layer):
             layer_inputs[i] = x
@@ -479,7 +487,7 @@ class Qwen35Reference:
             if h.recurrent[i]:
                 x = x + self.gated_deltanet(i, mixer_in, state.layers[i], chunk)
             else:
-                x = x + self.gated_attention(i, mixer_in, positions, state.layers[i])
+                x = x + self.gated_attention(i, mixer_in, positions, state.layers[i], thw)
             x = x + self.moe(i, rms_norm(x, self.t(b + "post_attention_norm.weight"), h.eps))
         hidden = rms_norm(x, self.t("output_norm.weight"), h.eps)
         state.n_past += x.shape[0]
@@ -497,7 +505,7 @@ class Qwen35Reference:
 
     # --- §5.2 gated full attention ---------------------------------------------------------------------------
 
-    def gated_attention(self, i, x, positions, cache: AttentionCache):
+    def gated_attention(self, i, x, positions, cache: AttentionCache, thw=None):
         h, b = self.h, f"blk.{i}."
         T, hd = x.shape[0], h.head_dim
         P = (x @ self.t(b + "attn_q.weight").T).reshape(T, h.n_head, 2 * hd)  # per head: [q (hd) | gate (hd)]
@@ -506,7 +514,7 @@ class Qwen35Reference:
         v = (x @ self.t(b + "attn_v.weight").T).reshape(T, h.n_head_kv, hd)
         q = rms_norm(q, self.t(b + "attn_q_norm.weight"), h.eps)
         k = rms_norm(k, self.t(b + "attn_k_norm.weight"), h.eps)
-        thw = text_positions(positions)
+        thw = text_positions(positions) if thw is None else thw
         q = imrope(q, thw, h.n_rot, h.rope_base, h.rope_sections)
         k = imrope(k, thw, h.n_rot, h.rope_base, h.rope_sections)
         cache.append(np.asarray(positions, dtype=np.int64), k, v)

@@ -54,6 +54,8 @@ struct LoadOptions {
 
 namespace runtime {
 class Drafter;
+class EncodingCache;
+struct PromptRows;
 }
 
 // A model file opened for inference: the mapping, the backend, the architecture, tokenizer and chat template.
@@ -78,6 +80,9 @@ public:
     const std::string& speculation() const { return speculation_; }
     // The paired vision projector, or nullptr.
     const vision::Projector* projector() const { return projector_.get(); }
+    // Pairs a projector made elsewhere (e.g. a test double) before sessions are opened; throws like
+    // LoadOptions::mmproj when the model cannot read images or the projector does not fit it.
+    void set_projector(std::unique_ptr<vision::Projector> projector);
     // A fresh drafter for a session with n_ctx positions (null when speculation is off).
     std::unique_ptr<runtime::Drafter> make_drafter(int64_t n_ctx) const;
 
@@ -219,13 +224,18 @@ public:
 
 private:
     // Brings the state to `prompt` (reusing the common prefix) and returns the last position's logits.
-    void prefill(std::span<const int32_t> prompt, GenerationStats& stats, std::vector<float>& logits);
-    // Runs tokens at the end of the state and keeps the drafter in step; rollback: see ForwardRequest.
-    void forward(std::span<const int32_t> tokens, bool all_logits, int64_t rollback, std::vector<float>& logits);
+    void prefill(const runtime::PromptRows& prompt, GenerationStats& stats, std::vector<float>& logits);
+    // Runs tokens at the end of the state and keeps the drafter in step; rollback: see ForwardRequest. With
+    // `rows`, the tokens are rows [first, first + n) of that prompt (image rows, M-RoPE positions); otherwise text
+    // continuing the cached rows.
+    void forward(std::span<const int32_t> tokens, bool all_logits, int64_t rollback, std::vector<float>& logits,
+                 const runtime::PromptRows* rows = nullptr, size_t first = 0);
     // Cuts the state (and the drafter) back to n positions; returns what was kept.
     int64_t truncate(int64_t n);
-    GenerationResult run(std::span<const int32_t> prompt, const GenerationOptions& options,
+    GenerationResult run(const runtime::PromptRows& prompt, const GenerationOptions& options,
                          const StreamCallback& on_chunk, std::optional<chat::ParserOptions> parser);
+    // The conversation through the chat template, tokenized; sets where the reply starts (reasoning or not).
+    std::vector<int32_t> render(const chat::RenderRequest& conversation, chat::ParserOptions& parser) const;
 
     std::shared_ptr<const LoadedModel> model_;
     SessionOptions options_;
@@ -233,6 +243,9 @@ private:
     std::unique_ptr<runtime::Drafter> drafter_;
     std::vector<float> hidden_, features_;  // the last forward's rows for the drafter
     std::vector<int32_t> cached_;  // tokens whose results are in state_
+    std::vector<uint64_t> cached_keys_;  // per cached row: 0, or the content key of the image it is a row of
+    std::vector<int32_t> rope_next_;     // per cached row: the text position of the row after it (M-RoPE)
+    std::unique_ptr<runtime::EncodingCache> encodings_;  // image encodings of this session (bounded)
     std::atomic<bool> cancel_{false};
     const std::atomic<bool>* caller_cancel_ = nullptr;  // GenerationOptions::cancel of the running call
     bool cancelled() const;
