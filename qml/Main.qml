@@ -57,7 +57,7 @@ ApplicationWindow {
             Qt.callLater(() => chatPage.focusComposer())
     }
     function loadModel(path) {
-        engine.loadModel(path, settings.threads, settings.contextLength, settings.backend)
+        engine.loadModel(path, settings.threads, settings.contextLength, settings.backend, models.projectorFor(path))
         showPage("chat")
     }
 

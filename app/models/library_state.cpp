@@ -8,6 +8,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include "catalog.h"
+
 namespace ember::models {
 
 namespace {
@@ -110,6 +112,19 @@ const LibraryFile* LibraryEntry::fileWithRole(const QString& role) const {
     for (const LibraryFile& f : files)
         if (f.role == role) return &f;
     return nullptr;
+}
+
+LibraryEntry LibraryEntry::withProjector(const QString& path) const {
+    LibraryEntry e = *this;
+    const QString role = QString::fromLatin1(kRoleProjector);
+    e.files.removeIf([&](const LibraryFile& f) { return f.role == role; });
+    if (path.isEmpty()) return e;
+    LibraryFile p;
+    p.path = QFileInfo(path).absoluteFilePath();
+    p.role = role;
+    p.size = QFileInfo(path).size();
+    e.files.append(p);
+    return e;
 }
 
 bool LibraryEntry::ready() const {

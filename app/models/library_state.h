@@ -35,6 +35,8 @@ struct LibraryEntry {
     QList<LibraryFile> files;
 
     const LibraryFile* fileWithRole(const QString& role) const;
+    // The entry with `path` as its vision projector instead of the paired one (empty: no projector).
+    LibraryEntry withProjector(const QString& path) const;
     bool ready() const;  // every file ready
     bool operator==(const LibraryEntry&) const = default;
 };

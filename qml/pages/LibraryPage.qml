@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The library: the models on disk (downloaded, imported, found in the folder or the Hugging Face cache), their
-// size, quantization, capabilities and verification status, with load, verify, reveal and remove.
+// size, quantization, capabilities and verification status, the vision projector paired with each, with load,
+// verify, reveal and remove.
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Dialogs
 import QtQuick.Layouts
 import Ember
 
@@ -13,6 +15,13 @@ Item {
     required property EngineController engine
     signal loadRequested(string path)
     signal importRequested()
+
+    FileDialog {
+        id: projectorDialog
+        property string entryId
+        nameFilters: [qsTr("Vision projectors (*.gguf)")]
+        onAccepted: page.models.setProjector(entryId, selectedFile)
+    }
 
     ColumnLayout {
         anchors.fill: parent
@@ -82,6 +91,7 @@ Item {
                 required property string error
                 required property string source
                 required property bool hasProjector
+                required property string projector
                 readonly property bool loaded: page.engine.modelPath === path
                 width: Math.min(list.width - 40, 860)
                 x: (list.width - width) / 2
@@ -149,6 +159,40 @@ Item {
                         Chip {
                             text: card.source
                             tint: Theme.mutedText
+                        }
+                    }
+                    RowLayout {
+                        objectName: "projectorRow"
+                        Layout.fillWidth: true
+                        spacing: 6
+                        Label {
+                            text: qsTr("Vision projector:")
+                            color: Theme.mutedText
+                        }
+                        Label {
+                            objectName: "projectorName"
+                            text: card.projector.length > 0 ? card.projector.split("/").pop() : qsTr("none (images are not read)")
+                            color: card.projector.length > 0 ? Theme.text : Theme.faintText
+                            elide: Text.ElideMiddle
+                            Layout.fillWidth: true
+                        }
+                        Button {
+                            objectName: "chooseProjectorButton"
+                            text: qsTr("Choose…")
+                            flat: true
+                            Accessible.name: qsTr("Choose the vision projector of %1").arg(card.name)
+                            onClicked: {
+                                projectorDialog.entryId = card.entryId
+                                projectorDialog.title = qsTr("Vision projector for %1").arg(card.name)
+                                projectorDialog.open()
+                            }
+                        }
+                        Button {
+                            visible: card.projector.length > 0
+                            text: qsTr("Remove")
+                            flat: true
+                            Accessible.name: qsTr("Use %1 without a vision projector").arg(card.name)
+                            onClicked: page.models.setProjector(card.entryId, "")
                         }
                     }
                     Label {

@@ -36,7 +36,7 @@ QHash<int, QByteArray> LibraryListModel::roleNames() const {
             {SizeRole, "sizeBytes"},   {QuantRole, "quant"},       {ArchitectureRole, "architecture"},
             {ContextRole, "contextLength"}, {CapabilitiesRole, "capabilities"}, {StatusRole, "status"},
             {ErrorRole, "error"},      {SourceRole, "source"},     {CatalogIdRole, "catalogId"},
-            {HasProjectorRole, "hasProjector"}};
+            {HasProjectorRole, "hasProjector"}, {ProjectorRole, "projector"}};
 }
 
 QVariant LibraryListModel::data(const QModelIndex& index, int role) const {
@@ -69,6 +69,10 @@ QVariant LibraryListModel::data(const QModelIndex& index, int role) const {
         case SourceRole: return s.entry.source;
         case CatalogIdRole: return s.entry.catalogId;
         case HasProjectorRole: return s.entry.fileWithRole(QString::fromLatin1(models::kRoleProjector)) != nullptr;
+        case ProjectorRole: {
+            const models::LibraryFile* p = s.entry.fileWithRole(QString::fromLatin1(models::kRoleProjector));
+            return p ? p->path : QString();
+        }
         default: return {};
     }
 }

@@ -31,6 +31,7 @@ public:
         SourceRole,
         CatalogIdRole,
         HasProjectorRole,
+        ProjectorRole,  // the paired projector file (empty: none)
     };
 
     explicit LibraryListModel(QObject* parent = nullptr);

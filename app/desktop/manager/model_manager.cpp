@@ -190,6 +190,28 @@ void ModelManager::reveal(const QString& entryId) {
             QDesktopServices::openUrl(QUrl::fromLocalFile(models::Library::revealFolder(s.entry)));
 }
 
+void ModelManager::setProjector(const QString& entryId, const QString& pathOrUrl) {
+    const QString path = pathOrUrl.isEmpty() ? QString() : localPath(pathOrUrl);
+    mutateLibrary([entryId, path](models::Library& library, LibraryResult& result) {
+        const auto entry = library.find(entryId);
+        if (!entry) {
+            result.error = entryId + QStringLiteral(": not in the library");
+            return false;
+        }
+        library.upsert(entry->withProjector(path));
+        return true;
+    });
+}
+
+QString ModelManager::projectorFor(const QString& modelPath) const {
+    const QString role = QString::fromLatin1(models::kRoleProjector);
+    for (const models::ModelSummary& s : m_library.summaries())
+        for (const models::LibraryFile& f : s.entry.files)
+            if (f.role == QLatin1String(models::kRoleModel) && f.path == modelPath)
+                if (const models::LibraryFile* p = s.entry.fileWithRole(role)) return p->path;
+    return {};
+}
+
 void ModelManager::download(const QString& catalogId) {
     const models::CatalogEntry* unit = m_catalog.entry(catalogId);
     if (!unit || m_jobs.contains(catalogId)) return;

@@ -61,6 +61,11 @@ public:
     Q_INVOKABLE void verify(const QString& entryId);
     Q_INVOKABLE void remove(const QString& entryId);
     Q_INVOKABLE void reveal(const QString& entryId);
+    // Pairs another vision projector file with an entry's model (empty: none); the next load of the model uses it.
+    Q_INVOKABLE void setProjector(const QString& entryId, const QString& pathOrUrl);
+    // The projector paired with the library entry of a model file (empty: none recorded; the engine then looks
+    // beside the model).
+    Q_INVOKABLE QString projectorFor(const QString& modelPath) const;
     Q_INVOKABLE QString starterId() const { return m_catalog.starterId(); }
     Q_INVOKABLE void clearNotice();
 
