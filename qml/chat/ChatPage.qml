@@ -127,6 +127,7 @@ Item {
                 anchors.fill: parent
                 model: page.chat.messages
                 generating: page.chat.generating
+                activity: page.chat.turnActivity
                 copier: page.chat
                 onRegenerateRequested: page.chat.regenerate()
                 onContinueRequested: page.chat.continueLast()
@@ -220,7 +221,7 @@ Item {
                 thinkingEnabled: page.chat.thinkingEnabled
                 attachments: page.chat.attachments
                 visionAvailable: page.engine.canSeeImages
-                hasProjector: page.engine.hasVisionProjector
+                projectorProblem: page.engine.projectorProblem
                 imageInClipboard: () => page.chat.clipboardHasImage()
                 onSendRequested: text => page.chat.send(text)
                 onStopRequested: page.chat.stop()

@@ -16,7 +16,7 @@ Rectangle {
     property var attachments: null            // a list model with `source` and `name` roles
     readonly property int attachmentCount: attachments ? attachments.count : 0
     property bool visionAvailable: false
-    property bool hasProjector: false
+    property string projectorProblem: ""      // why the projector paired with the model cannot be used
     property var imageInClipboard: function() { return false }
     property alias text: input.text
     signal sendRequested(string text)
@@ -105,9 +105,9 @@ Rectangle {
             wrapMode: Text.Wrap
             color: Theme.warning
             font.pointSize: 9
-            text: composer.hasProjector
-                  ? qsTr("This model has a vision projector, but Ember cannot read images yet. The images are saved with the chat; the model reads only your text.")
-                  : qsTr("This model cannot see images. The images are saved with the chat; the model reads only your text.")
+            text: composer.projectorProblem.length > 0
+                  ? qsTr("The vision projector of this model cannot be used (%1). The images are saved with the chat; the model reads only your text.").arg(composer.projectorProblem)
+                  : qsTr("This model cannot see images (it has no vision projector). The images are saved with the chat; the model reads only your text.")
         }
 
         RowLayout {

@@ -23,6 +23,7 @@ Item {
     required property string modelName
 
     property bool generating: false
+    property string activity: ""   // what the engine does before the answer's first text (e.g. reading an image)
     property var copier: null
     property real contentWidth: Theme.contentWidth
     signal copyRequested(int row)
@@ -149,6 +150,14 @@ Item {
                     }
                 }
             }
+        }
+
+        Label {
+            objectName: "turnActivityLabel"
+            visible: message.streaming && message.activity.length > 0
+            text: message.activity
+            color: Theme.mutedText
+            font.italic: true
         }
 
         Label {

@@ -9,6 +9,7 @@ ListView {
     id: list
     objectName: "messageList"
     property bool generating: false
+    property string activity: ""
     property var copier: null
     property bool follow: true
     signal copyRequested(int row)
@@ -27,6 +28,7 @@ ListView {
 
     delegate: MessageDelegate {
         generating: list.generating
+        activity: list.activity
         copier: list.copier
         onRegenerateRequested: list.regenerateRequested()
         onContinueRequested: list.continueRequested()

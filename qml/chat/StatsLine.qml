@@ -24,6 +24,9 @@ Label {
         if ((stats.promptTokens || 0) > 0)
             parts.push(qsTr("prompt %1 (%2 cached)").arg(Format.count(stats.promptTokens))
                        .arg(Format.count(stats.reusedTokens || 0)))
+        if ((stats.imageTokens || 0) > 0)
+            parts.push(qsTr("images %1 tokens, read in %2").arg(Format.count(stats.imageTokens))
+                       .arg(Format.duration(stats.imageSeconds || 0)))
         if (stats.draftAcceptance !== undefined && stats.draftAcceptance >= 0) {
             let drafted = qsTr("%1% drafts accepted").arg(Math.round(stats.draftAcceptance * 100))
             if (stats.speculation)

@@ -26,7 +26,7 @@ struct Worker {
     QSignalSpy finished{&worker, &EngineWorker::turnFinished};
 
     bool load(quint64 id, const QString& name) {
-        worker.loadModel(id, fixture(name), 0, 2048, QStringLiteral("cpu"));
+        worker.loadModel(id, fixture(name), 0, 2048, QStringLiteral("cpu"), {});
         return loaded.count() > 0 && loaded.last().at(0).value<ModelStatus>().path.endsWith(name);
     }
     TurnOutcome outcome() const { return finished.last().at(0).value<TurnOutcome>(); }
@@ -46,7 +46,7 @@ TurnRequest turn(quint64 id, bool thinking, int maxTokens = -1) {
 TEST(EngineWorker, CancelBeforeTheLoadStarts) {
     Worker w;
     w.worker.requestCancelLoad(1);
-    w.worker.loadModel(1, fixture(QStringLiteral("scripted.gguf")), 0, 2048, QStringLiteral("cpu"));
+    w.worker.loadModel(1, fixture(QStringLiteral("scripted.gguf")), 0, 2048, QStringLiteral("cpu"), {});
     ASSERT_EQ(w.failed.count(), 1);
     EXPECT_TRUE(w.failed.at(0).at(1).toBool()) << "reported as cancelled";
     EXPECT_EQ(w.loaded.count(), 0);
@@ -56,7 +56,7 @@ TEST(EngineWorker, CancelDuringTheLoad) {
     Worker w;
     QSignalSpy progress(&w.worker, &EngineWorker::loadProgress);
     QObject::connect(&w.worker, &EngineWorker::loadProgress, [&] { w.worker.requestCancelLoad(2); });
-    w.worker.loadModel(2, fixture(QStringLiteral("scripted.gguf")), 0, 2048, QStringLiteral("cpu"));
+    w.worker.loadModel(2, fixture(QStringLiteral("scripted.gguf")), 0, 2048, QStringLiteral("cpu"), {});
     EXPECT_GE(progress.count(), 1);
     ASSERT_EQ(w.failed.count(), 1);
     EXPECT_TRUE(w.failed.at(0).at(1).toBool());
@@ -73,7 +73,7 @@ TEST(EngineWorker, LateCancelDoesNotReachTheNextLoad) {
 
 TEST(EngineWorker, BadBackendFailsWithOneLine) {
     Worker w;
-    w.worker.loadModel(1, fixture(QStringLiteral("scripted.gguf")), 0, 2048, QStringLiteral("nosuchbackend"));
+    w.worker.loadModel(1, fixture(QStringLiteral("scripted.gguf")), 0, 2048, QStringLiteral("nosuchbackend"), {});
     ASSERT_EQ(w.failed.count(), 1);
     EXPECT_FALSE(w.failed.at(0).at(1).toBool());
     const QString error = w.failed.at(0).at(0).toString();

@@ -269,6 +269,48 @@ TEST(PromptBuilder, EmptyStoppedOrInterruptedAnswersAreNotFedBack) {
     EXPECT_EQ(r.messages[1]["content"], "Half an ans");
 }
 
+TEST(PromptBuilder, ImagesGoAsContentPartsOnlyToAModelThatReadsThem) {
+    ChatMessage q = msg("q", "", "user", 1), a = msg("a", "q", "assistant", 2), q2 = msg("q2", "a", "user", 3);
+    q.content = QStringLiteral("What is in these?");
+    q.attachments = {{QStringLiteral("i1"), QStringLiteral("cat.png"), QStringLiteral("image/png"), QByteArray("PNG1")},
+                     {QStringLiteral("i2"), QStringLiteral("dog.jpg"), QStringLiteral("image/jpeg"), QByteArray("JPG2")}};
+    a.content = QStringLiteral("A cat and a dog.");
+    q2.content.clear();
+    q2.attachments = {{QStringLiteral("i3"), QStringLiteral("bird.png"), QStringLiteral("image/png"), QByteArray("PNG3")}};
+
+    // Without a projector: text only, nothing collected.
+    QList<TurnImage> images;
+    chat::RenderRequest r = buildRenderRequest({q, a, q2}, PromptOptions{}, &images);
+    EXPECT_EQ(r.messages[0]["content"], "What is in these?");
+    EXPECT_TRUE(images.isEmpty());
+
+    PromptOptions vision;
+    vision.sendImages = true;
+    r = buildRenderRequest({q, a, q2}, vision, &images);
+    ASSERT_EQ(r.messages.size(), 3u) << r.messages.dump();
+    const nlohmann::ordered_json parts = r.messages[0]["content"];
+    ASSERT_TRUE(parts.is_array());
+    ASSERT_EQ(parts.size(), 3u);
+    EXPECT_EQ(parts[0]["type"], "image");
+    EXPECT_EQ(parts[1]["type"], "image");
+    EXPECT_EQ(parts[2], nlohmann::ordered_json({{"type", "text"}, {"text", "What is in these?"}}));
+    EXPECT_EQ(r.messages[2]["content"], nlohmann::ordered_json::array({{{"type", "image"}}})) << "an image alone";
+    ASSERT_EQ(images.size(), 3);
+    EXPECT_EQ(images[0].name, QStringLiteral("cat.png"));
+    EXPECT_EQ(images[1].data, QByteArray("JPG2"));
+    EXPECT_EQ(images[2].name, QStringLiteral("bird.png")) << "images in the order of their parts";
+
+    // An unanswered question with images merged into the next one keeps every part in order.
+    a.content.clear();
+    a.state = QStringLiteral("failed");
+    images.clear();
+    r = buildRenderRequest({q, a, q2}, vision, &images);
+    ASSERT_EQ(r.messages.size(), 1u) << r.messages.dump();
+    ASSERT_EQ(r.messages[0]["content"].size(), 4u);
+    EXPECT_EQ(r.messages[0]["content"][3]["type"], "image");
+    EXPECT_EQ(images.size(), 3);
+}
+
 TEST(ConversationExport, MarkdownOfTheBranchJsonOfEverything) {
     ConversationInfo info = conv("c1", "Adding numbers", 5);
     ChatMessage q = msg("q", "", "user", 1), a = msg("a", "q", "assistant", 2), b = msg("b", "q", "assistant", 3);

@@ -107,8 +107,12 @@ Item {
             const notice = find("visionNotice")
             tryVerify(() => notice.visible)
             verify(notice.text.indexOf("cannot see images") >= 0)
-            composer.hasProjector = true
-            verify(notice.text.indexOf("vision projector") >= 0)
+            composer.projectorProblem = "mmproj.gguf: wrong width"
+            verify(notice.text.indexOf("mmproj.gguf: wrong width") >= 0)
+            composer.visionAvailable = true
+            verify(!notice.visible, "no notice when the model reads the images")
+            composer.visionAvailable = false
+            composer.projectorProblem = ""
             verify(find("sendButton").enabled, "images alone can be sent")
             waitForRendering(composer)
             const remove = find("removeAttachmentButton")

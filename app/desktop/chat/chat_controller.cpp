@@ -62,6 +62,13 @@ ChatController::ChatController(EngineController* engine, ConversationStore* stor
                 onStreamed(turn, content, reasoning);
             });
     connect(m_engine, &EngineController::turnFinished, this, &ChatController::onTurnFinished);
+    connect(m_engine, &EngineController::readingImage, this, [this](quint64 turn, int done, int total) {
+        if (turn != m_turn.id) return;
+        setTurnActivity(total > 1 ? tr("Reading image %1 of %2…").arg(done + 1).arg(total) : tr("Reading the image…"));
+    });
+    connect(m_engine, &EngineController::imageNotice, this, [this](quint64 turn, const QString& notice) {
+        if (turn == m_turn.id) setNotice(notice);
+    });
     connect(m_store, &ConversationStore::loaded, this, &ChatController::onLoaded);
     connect(m_store, &ConversationStore::listed, this,
             [this](quint64 request, const QList<ConversationInfo>& list) {
@@ -98,6 +105,12 @@ void ChatController::setNotice(const QString& notice) {
     if (notice == m_notice) return;
     m_notice = notice;
     Q_EMIT noticeChanged();
+}
+
+void ChatController::setTurnActivity(const QString& activity) {
+    if (activity == m_turnActivity) return;
+    m_turnActivity = activity;
+    Q_EMIT turnActivityChanged();
 }
 
 void ChatController::clearNotice() {
@@ -186,6 +199,8 @@ bool ChatController::startReply(const QString& parentId, bool continuation) {
     prompt.supportsThinking = m_engine->supportsThinking();
     prompt.enableThinking = m_info.thinkingEnabled;
     prompt.preserveThinking = m_engine->supportsPreserveThinking();
+    // A continuation is plain text after the conversation: its images are not read again.
+    prompt.sendImages = m_engine->canSeeImages() && !continuation;
 
     Turn turn;
     turn.conversationId = m_info.id;
@@ -198,7 +213,7 @@ bool ChatController::startReply(const QString& parentId, bool continuation) {
         request.continueLastMessage = true;
         request.conversation = buildRenderRequest(branchUpTo(parentId), prompt);
     } else {
-        request.conversation = buildRenderRequest(branchUpTo(parentId), prompt);
+        request.conversation = buildRenderRequest(branchUpTo(parentId), prompt, &request.images);
         turn.message.id = newId();
         turn.message.parentId = parentId;
         turn.message.role = QStringLiteral("assistant");
@@ -227,6 +242,7 @@ bool ChatController::startReply(const QString& parentId, bool continuation) {
 
 void ChatController::onStreamed(quint64 turnId, const QString& content, const QString& reasoning) {
     if (turnId != m_turn.id) return;
+    setTurnActivity({});
     const qint64 now = nowMs();
     m_turn.message.reasoning += reasoning;
     m_turn.message.content += content;
@@ -243,6 +259,7 @@ void ChatController::onStreamed(quint64 turnId, const QString& content, const QS
 
 void ChatController::onTurnFinished(const TurnOutcome& outcome) {
     if (outcome.id != m_turn.id) return;
+    setTurnActivity({});
     m_partialSave.stop();
     const qint64 now = nowMs();
     ChatMessage& m = m_turn.message;

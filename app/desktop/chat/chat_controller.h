@@ -42,6 +42,8 @@ class ChatController : public QObject {
     Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
     Q_PROPERTY(bool loadingConversation READ loadingConversation NOTIFY loadingConversationChanged)
     Q_PROPERTY(QString notice READ notice NOTIFY noticeChanged)
+    // What the answer in flight waits for before its first text ("Reading the image…"); empty otherwise.
+    Q_PROPERTY(QString turnActivity READ turnActivity NOTIFY turnActivityChanged)
     Q_PROPERTY(QString searchText READ searchText WRITE setSearchText NOTIFY searchTextChanged)
     Q_PROPERTY(bool storageReady READ storageReady NOTIFY storageReadyChanged)
     // Why the history cannot be written (then new chats are kept only in memory); empty when it can.
@@ -65,6 +67,7 @@ public:
     bool generating() const { return m_turn.id != 0; }
     bool loadingConversation() const { return m_loadRequest != 0; }
     QString notice() const { return m_notice; }
+    QString turnActivity() const { return m_turnActivity; }
     QString searchText() const { return m_searchText; }
     void setSearchText(const QString& text);
     bool storageReady() const { return m_storageReady; }
@@ -103,6 +106,7 @@ Q_SIGNALS:
     void generatingChanged();
     void loadingConversationChanged();
     void noticeChanged();
+    void turnActivityChanged();
     void searchTextChanged();
     void storageReadyChanged();
     void historyChanged();
@@ -131,6 +135,7 @@ private:
     void saveConversationInfo();
     void touchConversation();
     void setNotice(const QString& notice);
+    void setTurnActivity(const QString& activity);
     void addPreparedImage(const PreparedImage& image);
     QString lastAssistantId() const;
 
@@ -149,6 +154,7 @@ private:
     quint64 m_loadRequest = 0;
     quint64 m_listRequest = 0;
     QString m_notice;
+    QString m_turnActivity;
     QString m_searchText;
     bool m_storageReady = false;
     QString m_historyReadOnly;

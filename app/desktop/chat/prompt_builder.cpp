@@ -3,7 +3,38 @@
 
 namespace ember::desktop {
 
-chat::RenderRequest buildRenderRequest(const QList<ChatMessage>& branch, const PromptOptions& options) {
+namespace {
+
+// A question's content: its text, or with images the parts [image..., text] (images collected in order).
+nlohmann::ordered_json questionContent(const ChatMessage& m, const PromptOptions& options, QList<TurnImage>* images) {
+    if (!options.sendImages || m.attachments.isEmpty()) return m.content.toStdString();
+    nlohmann::ordered_json parts = nlohmann::ordered_json::array();
+    for (const Attachment& a : m.attachments) {
+        parts.push_back({{"type", "image"}});
+        if (images) images->append({a.name, a.data});
+    }
+    if (!m.content.isEmpty()) parts.push_back({{"type", "text"}, {"text", m.content.toStdString()}});
+    return parts;
+}
+
+// Appends a question to the user turn before it (content parts or text).
+void appendToQuestion(nlohmann::ordered_json& previous, nlohmann::ordered_json content) {
+    if (previous.is_string() && content.is_string()) {
+        previous = previous.get<std::string>() + "\n\n" + content.get<std::string>();
+        return;
+    }
+    const auto asParts = [](nlohmann::ordered_json c) {
+        return c.is_string() ? nlohmann::ordered_json::array({{{"type", "text"}, {"text", c.get<std::string>()}}}) : c;
+    };
+    nlohmann::ordered_json parts = asParts(std::move(previous));
+    for (auto& part : asParts(std::move(content))) parts.push_back(std::move(part));
+    previous = std::move(parts);
+}
+
+}  // namespace
+
+chat::RenderRequest buildRenderRequest(const QList<ChatMessage>& branch, const PromptOptions& options,
+                                       QList<TurnImage>* images) {
     chat::RenderRequest request;
     if (!options.systemPrompt.trimmed().isEmpty())
         request.messages.push_back({{"role", "system"}, {"content", options.systemPrompt.toStdString()}});
@@ -13,14 +44,15 @@ chat::RenderRequest buildRenderRequest(const QList<ChatMessage>& branch, const P
         if (m.role == QLatin1String("assistant") && m.content.isEmpty() && m.state != message_state::complete) continue;
         // The question it left unanswered and the next one become one user turn, so that roles still alternate
         // (many templates refuse two user turns in a row).
-        if (m.role == QLatin1String("user") && !request.messages.empty() && request.messages.back()["role"] == "user" &&
-            request.messages.back()["content"].is_string()) {
-            request.messages.back()["content"] =
-                request.messages.back()["content"].get<std::string>() + "\n\n" + m.content.toStdString();
+        const bool question = m.role == QLatin1String("user");
+        if (question && !request.messages.empty() && request.messages.back()["role"] == "user") {
+            appendToQuestion(request.messages.back()["content"], questionContent(m, options, images));
             continue;
         }
-        // Images are stored with the conversation but not sent: the engine has no vision projector yet.
-        nlohmann::ordered_json message = {{"role", m.role.toStdString()}, {"content", m.content.toStdString()}};
+        // Without sendImages, images stay with the conversation and the model reads only the text.
+        nlohmann::ordered_json message = {
+            {"role", m.role.toStdString()},
+            {"content", question ? questionContent(m, options, images) : nlohmann::ordered_json(m.content.toStdString())}};
         if (m.role == QLatin1String("assistant") && options.preserveThinking && !m.reasoning.isEmpty())
             message["reasoning_content"] = m.reasoning.toStdString();
         request.messages.push_back(std::move(message));

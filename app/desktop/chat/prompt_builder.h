@@ -8,6 +8,7 @@
 #include <QList>
 
 #include "chat_message.h"
+#include "engine/engine_types.h"
 #include "ember/chat.h"
 
 namespace ember::desktop {
@@ -17,8 +18,12 @@ struct PromptOptions {
     bool supportsThinking = false;  // the template reads enable_thinking
     bool enableThinking = true;
     bool preserveThinking = false;  // the template reads preserve_thinking
+    bool sendImages = false;        // the model reads images: a question's images go as content parts
 };
 
-chat::RenderRequest buildRenderRequest(const QList<ChatMessage>& branch, const PromptOptions& options);
+// With sendImages, a question with images has the content parts [{"type": "image"}..., {"type": "text"}], and
+// `images` receives the images in the order of their parts in the conversation.
+chat::RenderRequest buildRenderRequest(const QList<ChatMessage>& branch, const PromptOptions& options,
+                                       QList<TurnImage>* images = nullptr);
 
 }  // namespace ember::desktop

@@ -52,6 +52,8 @@ EngineController::EngineController(StallMonitor* stalls, QObject* parent)
     connect(m_worker, &EngineWorker::loadFailedOnDevice, this, &EngineController::setDeviceFailure);
     connect(m_worker, &EngineWorker::streamReady, this, &EngineController::onStreamReady);
     connect(m_worker, &EngineWorker::turnFinished, this, &EngineController::onTurnFinished);
+    connect(m_worker, &EngineWorker::readingImage, this, &EngineController::readingImage);
+    connect(m_worker, &EngineWorker::imageNotice, this, &EngineController::imageNotice);
     // The engine thread (and the compute threads it starts, which inherit this) yields the CPU to the GUI thread:
     // on a machine with few cores a busy engine must not delay frames and input.
     connect(&m_thread, &QThread::started, &m_thread, [] { lowerCurrentThreadPriority(); }, Qt::DirectConnection);
@@ -77,13 +79,15 @@ QString EngineController::backendName() const {
     return name.left(1).toUpper() + name.mid(1);
 }
 
-void EngineController::loadModel(const QString& pathOrUrl, int threads, qint64 contextLength, const QString& backend) {
+void EngineController::loadModel(const QString& pathOrUrl, int threads, qint64 contextLength, const QString& backend,
+                                 const QString& projector) {
     const QUrl url(pathOrUrl);
     const QString path = url.isLocalFile() ? url.toLocalFile() : pathOrUrl;
     if (path.isEmpty()) return;
     ++m_pendingLoads;
     m_lastThreads = threads;
     m_lastContextLength = contextLength;
+    m_lastProjector = projector;
     setDeviceFailure({});
     if (m_currentLoad != 0) m_worker->requestCancelLoad(m_currentLoad);  // a newer load supersedes a queued one
     m_currentLoad = m_nextLoad++;
@@ -94,15 +98,15 @@ void EngineController::loadModel(const QString& pathOrUrl, int threads, qint64 c
     setState(Loading);
     QMetaObject::invokeMethod(
         m_worker,
-        [w = m_worker, id = m_currentLoad, path, threads, contextLength, backend] {
-            w->loadModel(id, path, threads, contextLength, backend);
+        [w = m_worker, id = m_currentLoad, path, threads, contextLength, backend, projector] {
+            w->loadModel(id, path, threads, contextLength, backend, projector);
         },
         Qt::QueuedConnection);
 }
 
 void EngineController::reloadOnCpu() {
     if (!m_loadingPath.isEmpty())
-        loadModel(m_loadingPath, m_lastThreads, m_lastContextLength, QStringLiteral("cpu"));
+        loadModel(m_loadingPath, m_lastThreads, m_lastContextLength, QStringLiteral("cpu"), m_lastProjector);
 }
 
 void EngineController::setDeviceFailure(const QString& failure) {

@@ -46,7 +46,8 @@ class EngineController : public QObject {
     Q_PROPERTY(bool supportsThinking READ supportsThinking NOTIFY modelChanged)
     Q_PROPERTY(bool supportsPreserveThinking READ supportsPreserveThinking NOTIFY modelChanged)
     Q_PROPERTY(bool canSeeImages READ canSeeImages NOTIFY modelChanged)
-    Q_PROPERTY(bool hasVisionProjector READ hasVisionProjector NOTIFY modelChanged)
+    Q_PROPERTY(QString visionProjector READ visionProjector NOTIFY modelChanged)    // the paired projector file
+    Q_PROPERTY(QString projectorProblem READ projectorProblem NOTIFY modelChanged)  // why a projector was not used
     Q_PROPERTY(QString templateProblem READ templateProblem NOTIFY modelChanged)
     Q_PROPERTY(qint64 contextUsed READ contextUsed NOTIFY contextChanged)
     Q_PROPERTY(qint64 contextLength READ contextLength NOTIFY contextChanged)
@@ -76,8 +77,9 @@ public:
     QStringList backendLabels() const { return m_backendLabels; }
     bool supportsThinking() const { return m_status.supportsThinking; }
     bool supportsPreserveThinking() const { return m_status.supportsPreserveThinking; }
-    bool canSeeImages() const { return false; }  // the vision projector arrives in a later revision
-    bool hasVisionProjector() const { return m_status.hasVisionProjector; }
+    bool canSeeImages() const { return !m_status.visionProjector.isEmpty(); }
+    QString visionProjector() const { return m_status.visionProjector; }
+    QString projectorProblem() const { return m_status.projectorProblem; }
     QString templateProblem() const { return m_status.templateProblem; }
     qint64 contextUsed() const { return m_contextUsed; }
     qint64 contextLength() const { return m_status.contextLength; }
@@ -85,8 +87,9 @@ public:
     const ModelStatus& status() const { return m_status; }
 
     // Loads a model file (a path or a file: URL) on the engine thread; the current model is released first.
+    // projector: the vision projector to pair (empty: the first mmproj*.gguf beside the model that fits it).
     Q_INVOKABLE void loadModel(const QString& pathOrUrl, int threads = 0, qint64 contextLength = 4096,
-                               const QString& backend = QStringLiteral("auto"));
+                               const QString& backend = QStringLiteral("auto"), const QString& projector = {});
     Q_INVOKABLE void cancelLoad();
     // Loads the last model again on the CPU backend (after its GPU failed), with the same threads and context.
     Q_INVOKABLE void reloadOnCpu();
@@ -113,6 +116,8 @@ Q_SIGNALS:
     void loadFailed(const QString& error, bool cancelled);
     void streamed(quint64 turnId, const QString& content, const QString& reasoning, qint64 generatedTokens);
     void turnFinished(const ember::desktop::TurnOutcome& outcome);
+    void readingImage(quint64 turnId, int done, int total);   // before each image of a turn is encoded
+    void imageNotice(quint64 turnId, const QString& notice);  // e.g. an image read downscaled to the limit
 
 private:
     void setState(State state);
@@ -140,9 +145,10 @@ private:
     qint64 m_contextUsed = 0;
     QString m_lastError;
     QString m_deviceFailure;
-    // The last load's threads and context (its path is m_loadingPath), for reloadOnCpu().
+    // The last load's threads, context and projector (its path is m_loadingPath), for reloadOnCpu().
     int m_lastThreads = 0;
     qint64 m_lastContextLength = 4096;
+    QString m_lastProjector;
     quint64 m_nextTurn = 1;
     quint64 m_activeTurn = 0;  // the newest turn not finished yet (0: none)
 };

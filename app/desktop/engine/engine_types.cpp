@@ -15,6 +15,10 @@ QVariantMap TurnStats::toVariantMap() const {
     m.insert(QStringLiteral("draftAcceptance"), draftAcceptance);
     if (!speculation.isEmpty()) m.insert(QStringLiteral("speculation"), speculation);
     if (meanAcceptedLength > 0) m.insert(QStringLiteral("meanAcceptedLength"), meanAcceptedLength);
+    if (imageTokens > 0) {
+        m.insert(QStringLiteral("imageTokens"), imageTokens);
+        m.insert(QStringLiteral("imageSeconds"), imageSeconds);
+    }
     return m;
 }
 
@@ -30,6 +34,8 @@ TurnStats TurnStats::fromVariantMap(const QVariantMap& m) {
     s.draftAcceptance = m.value(QStringLiteral("draftAcceptance"), -1.0).toDouble();
     s.speculation = m.value(QStringLiteral("speculation")).toString();
     s.meanAcceptedLength = m.value(QStringLiteral("meanAcceptedLength")).toDouble();
+    s.imageTokens = m.value(QStringLiteral("imageTokens")).toLongLong();
+    s.imageSeconds = m.value(QStringLiteral("imageSeconds")).toDouble();
     return s;
 }
 

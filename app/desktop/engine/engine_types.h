@@ -3,6 +3,8 @@
 // registered as metatypes).
 #pragma once
 
+#include <QByteArray>
+#include <QList>
 #include <QMetaType>
 #include <QString>
 #include <QVariantMap>
@@ -30,14 +32,22 @@ struct ModelStatus {
     QString templateProblem;     // why the file's template cannot be used
     bool supportsThinking = false;          // the template reads enable_thinking or writes <think>
     bool supportsPreserveThinking = false;  // the template can write past reasoning back (preserve_thinking)
-    bool hasVisionProjector = false;        // an mmproj*.gguf sits beside the model (Ember cannot use it yet)
+    QString visionProjector;                // the paired projector file the model reads images with (empty: none)
+    QString projectorProblem;               // why a projector paired with the model could not be used
     double loadSeconds = 0;
+};
+
+// An image of a turn, as attached (the file's bytes), in the order of its placeholder in the conversation.
+struct TurnImage {
+    QString name;
+    QByteArray data;
 };
 
 // One turn for the worker: the conversation to render and how to generate.
 struct TurnRequest {
     quint64 id = 0;
     chat::RenderRequest conversation;
+    QList<TurnImage> images;  // sent to the model only when it has a projector (the conversation then has parts)
     GenerationOptions options;
     qint64 contextLength = 4096;
     // Extend the last (assistant) message instead of starting a reply: the prompt is the rendered conversation cut
@@ -49,6 +59,8 @@ struct TurnStats {
     qint64 promptTokens = 0;
     qint64 reusedTokens = 0;
     qint64 generatedTokens = 0;
+    qint64 imageTokens = 0;               // prompt tokens that are image embeddings
+    double imageSeconds = 0;              // encoding the turn's images
     double prefillSeconds = 0;
     double decodeSeconds = 0;
     double timeToFirstTokenSeconds = -1;  // from the start of the turn to its first streamed text

@@ -24,6 +24,26 @@ bool templateMentions(const std::optional<std::string>& source, std::string_view
     return source && source->find(word) != std::string::npos;
 }
 
+// Whether a projector file feeds embeddings of the model's width (read from the keys alone: cheap, no weights).
+bool projectorFitsModel(const std::filesystem::path& projector, const std::filesystem::path& model) {
+    try {
+        const gguf::File p = gguf::File::open(projector);
+        const gguf::File m = gguf::File::open(model);
+        const std::string arch(m.get_string("general.architecture"));
+        return p.get_int("clip.vision.projection_dim", -1) == m.get_int(arch + ".embedding_length", -2);
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+// The projector to pair: the one asked for, else the first beside the model that fits it.
+std::optional<std::filesystem::path> projectorToPair(const QString& asked, const QString& model) {
+    if (!asked.isEmpty()) return asked.toStdString();
+    for (const std::filesystem::path& candidate : vision::projectors_beside(model.toStdString()))
+        if (projectorFitsModel(candidate, model.toStdString())) return candidate;
+    return std::nullopt;
+}
+
 }  // namespace
 
 EngineWorker::EngineWorker(StreamBuffer* stream, QObject* parent) : QObject(parent), m_stream(stream) {}
@@ -67,7 +87,7 @@ void EngineWorker::listBackends() {
 }
 
 void EngineWorker::loadModel(quint64 loadId, const QString& path, int threads, qint64 contextLength,
-                             const QString& backend) {
+                             const QString& backend, const QString& projector) {
     const auto cancelled = [this, loadId] { return m_cancelLoadUpTo.load() >= loadId; };
     m_serverSession.reset();
     m_session.reset();
@@ -91,17 +111,31 @@ void EngineWorker::loadModel(quint64 loadId, const QString& path, int threads, q
     // not fit this model must not keep the model from loading.
     const QString draft = models::Library::draftBeside(path);
     if (!draft.isEmpty()) options.draft_file = draft.toStdString();
+    options.mmproj = projectorToPair(projector, path);
+    QString projectorProblem;
     try {
         if (cancelled()) throw LoadCancelled();
-        try {
-            m_model = LoadedModel::load(path.toStdString(), options);
-        } catch (const LoadCancelled&) {
-            throw;
-        } catch (const std::exception& e) {
-            if (!options.draft_file || dynamic_cast<const DeviceError*>(&e)) throw;
-            qCWarning(lcEngine) << "the draft beside the model cannot be used:" << e.what();
-            options.draft_file.reset();
-            m_model = LoadedModel::load(path.toStdString(), options);
+        // A companion (draft, projector) that cannot be used is dropped and the model loads without it.
+        for (;;) {
+            try {
+                m_model = LoadedModel::load(path.toStdString(), options);
+                break;
+            } catch (const LoadCancelled&) {
+                throw;
+            } catch (const DeviceError&) {
+                throw;
+            } catch (const std::exception& e) {
+                if (options.mmproj) {
+                    qCWarning(lcEngine) << "the vision projector cannot be used:" << e.what();
+                    projectorProblem = qs(e.what());
+                    options.mmproj.reset();
+                } else if (options.draft_file) {
+                    qCWarning(lcEngine) << "the draft beside the model cannot be used:" << e.what();
+                    options.draft_file.reset();
+                } else {
+                    throw;
+                }
+            }
         }
         if (cancelled()) throw LoadCancelled();
         ensureSession(contextLength);
@@ -140,8 +174,8 @@ void EngineWorker::loadModel(quint64 loadId, const QString& path, int threads, q
     s.templateProblem = qs(m_model->chat_template_error());
     s.supportsThinking = templateMentions(source, "enable_thinking") || templateMentions(source, "<think>");
     s.supportsPreserveThinking = templateMentions(source, "preserve_thinking");
-    s.hasVisionProjector =
-        !QFileInfo(path).dir().entryList({QStringLiteral("mmproj*.gguf")}, QDir::Files).isEmpty();
+    if (const vision::Projector* p = m_model->projector()) s.visionProjector = qs(p->path());
+    s.projectorProblem = projectorProblem;
     s.loadSeconds = m_model->load_seconds();
     m_status = s;
     Q_EMIT modelLoaded(s);
@@ -181,8 +215,36 @@ void EngineWorker::ensureSession(qint64 contextLength) {
     m_sessionContext = contextLength;
 }
 
+std::vector<vision::Image> EngineWorker::decodeImages(const TurnRequest& request) {
+    std::vector<vision::Image> images;
+    const vision::Projector* projector = m_model->projector();
+    if (!projector) return images;
+    for (const TurnImage& attached : request.images) {
+        const auto* bytes = reinterpret_cast<const std::byte*>(attached.data.constData());
+        vision::Image image = vision::decode_image({bytes, static_cast<size_t>(attached.data.size())},
+                                                   attached.name.toStdString());
+        const vision::ImageGrid grid = projector->grid(image);
+        if (vision::downscaled_by_limits(image.height, image.width, projector->patch_size(), projector->merge(),
+                                         projector->limits()))
+            Q_EMIT imageNotice(request.id, tr("%1 is %2 × %3 pixels: the model reads it downscaled to %4 × %5, its limit.")
+                                               .arg(attached.name)
+                                               .arg(image.width)
+                                               .arg(image.height)
+                                               .arg(grid.width)
+                                               .arg(grid.height));
+        images.push_back(std::move(image));
+    }
+    return images;
+}
+
 GenerationResult EngineWorker::generate(const TurnRequest& request, const StreamCallback& onChunk) {
-    if (!request.continueLastMessage) return m_session->chat(request.conversation, request.options, onChunk);
+    if (!request.continueLastMessage) {
+        const std::vector<vision::Image> images = decodeImages(request);
+        if (images.empty()) return m_session->chat(request.conversation, request.options, onChunk);
+        GenerationOptions options = request.options;
+        options.on_image = [this, id = request.id](int done, int total) { Q_EMIT readingImage(id, done, total); };
+        return m_session->chat(request.conversation, images, options, onChunk);
+    }
 
     // Continue: render the conversation without a generation prompt and cut it right after the last message's
     // text, so that the model picks up where that message stopped.
@@ -271,6 +333,8 @@ void EngineWorker::runTurn(const TurnRequest& request) {
     outcome.stats.promptTokens = g.prompt_tokens;
     outcome.stats.reusedTokens = g.reused_tokens;
     outcome.stats.generatedTokens = g.generated_tokens;
+    outcome.stats.imageTokens = g.image_tokens;
+    outcome.stats.imageSeconds = g.image_seconds;
     outcome.stats.prefillSeconds = g.prefill_seconds;
     outcome.stats.decodeSeconds = g.decode_seconds;
     outcome.stats.tokensPerSecond = g.decode_tokens_per_second();

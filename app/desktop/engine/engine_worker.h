@@ -33,7 +33,10 @@ public:
     void requestCancelLoad(quint64 loadId);
 
 public Q_SLOTS:
-    void loadModel(quint64 loadId, const QString& path, int threads, qint64 contextLength, const QString& backend);
+    // projector: the vision projector to pair (the library's choice); empty: the first mmproj*.gguf beside the
+    // model that fits it. A projector that cannot be used never keeps the model from loading.
+    void loadModel(quint64 loadId, const QString& path, int threads, qint64 contextLength, const QString& backend,
+                   const QString& projector);
     // Finds the devices the engine can use (may take a moment: it asks the GPU drivers).
     void listBackends();
     void unloadModel();
@@ -50,11 +53,15 @@ Q_SIGNALS:
     void modelUnloaded();
     void turnStarted(quint64 id);
     void streamReady();  // text waits in the StreamBuffer
+    void readingImage(quint64 turnId, int done, int total);  // the turn's images are being encoded
+    void imageNotice(quint64 turnId, const QString& notice);  // e.g. an image read downscaled to the model's limit
     void turnFinished(const ember::desktop::TurnOutcome& outcome);
 
 private:
     void ensureSession(qint64 contextLength);
     GenerationResult generate(const TurnRequest& request, const StreamCallback& onChunk);
+    // The turn's images decoded for the model (empty when it reads no images); notices for downscaled ones.
+    std::vector<vision::Image> decodeImages(const TurnRequest& request);
     bool stopRequested(quint64 turnId) const { return m_stopUpTo.load() >= turnId; }
 
     StreamBuffer* m_stream;

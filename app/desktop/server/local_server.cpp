@@ -76,6 +76,7 @@ void LocalServer::updateServedModel() {
     m.id = (m_engine->modelName().isEmpty() ? QStringLiteral("ember") : m_engine->modelName()).toStdString();
     m.n_ctx = m_engine->contextLength();
     m.created = QDateTime::currentSecsSinceEpoch();
+    m.has_vision = m_engine->canSeeImages();
     m_host->setServed(m);
 }
 
