@@ -17,7 +17,7 @@ std::vector<std::string> backends() {
     std::vector<std::string> names{"cpu"};
     std::string error;
     for (const DeviceInfo& d : list_devices(&error))
-        if (d.usable) names.push_back("vulkan:" + std::to_string(d.index));
+        if (d.usable) names.push_back(d.backend + ":" + std::to_string(d.index));
     return names;
 }
 
