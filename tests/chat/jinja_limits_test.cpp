@@ -96,6 +96,16 @@ TEST(JinjaLimits, BlowUpsAreSizedBeforeTheyAreBuilt) {
     EXPECT_EQ(render("{{ 'x'.center(5, 'é') }}"), "ééxéé");
 }
 
+// The fuzzer's one timeout (issue 20): an empty sequence times a count near 2^63 looped 2^63 times, adding nothing
+// each time, so no size check fired. Now it is empty at once, like Python's.
+TEST(JinjaLimits, EmptySequencesRepeatedAHugeNumberOfTimesAreEmptyAtOnce) {
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(render("[{{ '' * 9223372036854757870 }}]"), "[]");
+    EXPECT_EQ(render("{{ ([] * 9223372036854775807)|length }}|{{ (() * 9223372036854775807)|length }}"), "0|0");
+    EXPECT_EQ(render("{{ 9223372036854775807 * '' }}{{ ('' * 3)|length }}{{ ('ab' * 0)|length }}"), "00");
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+}
+
 TEST(JinjaLimits, RangeOfTwoToTheSixtyFourIsRefusedNotThrown) {
     // The count 2^64 - 1 used to wrap the step counter around and reach std::vector::reserve (std::length_error).
     expect_one_line_error(render_error("{{ range(-9223372036854775807-1, 9223372036854775807)|length }}"),
