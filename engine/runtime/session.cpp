@@ -130,7 +130,7 @@ void Session::prefill(const runtime::PromptRows& prompt, GenerationStats& stats,
         // Recurrent models keep sparse checkpoints along long prompts, and one where the prompt ends (the next
         // turn of a chat shares at least that much).
         if (cached_.size() < prompt.size() &&
-            (cached_.size() % kCheckpointInterval < chunk.size() || prompt.image_starts_at(cached_.size())))
+            (cached_.size() % kCheckpointInterval < chunk.size() || prompt.checkpoint_at(cached_.size())))
             state_->checkpoint();
     }
     if (cached_.size() == prompt.size()) state_->checkpoint();
@@ -301,11 +301,15 @@ GenerationResult Session::generate(std::span<const int32_t> prompt, const Genera
 GenerationResult Session::chat(const chat::RenderRequest& conversation, const GenerationOptions& options,
                                const StreamCallback& on_chunk) {
     chat::ParserOptions parser;
-    const std::vector<int32_t> tokens = render(conversation, parser);
-    return run(runtime::PromptRows::text(tokens), options, on_chunk, parser);
+    size_t conversation_end = 0;
+    const std::vector<int32_t> tokens = render(conversation, parser, &conversation_end);
+    runtime::PromptRows rows = runtime::PromptRows::text(tokens);
+    rows.conversation_end = conversation_end;
+    return run(rows, options, on_chunk, parser);
 }
 
-std::vector<int32_t> Session::render(const chat::RenderRequest& conversation, chat::ParserOptions& parser) const {
+std::vector<int32_t> Session::render(const chat::RenderRequest& conversation, chat::ParserOptions& parser,
+                                     size_t* conversation_end) const {
     const chat::Template* tmpl = model_->chat_template();
     if (!tmpl) {
         const std::string& why = model_->chat_template_error();
@@ -322,6 +326,17 @@ std::vector<int32_t> Session::render(const chat::RenderRequest& conversation, ch
     std::vector<int32_t> tokens = tokenizer.encode(prompt, false, true);
     if (add_bos) tokens.insert(tokens.begin(), tokenizer.bos_id());
     parser.starts_in_reasoning = chat::prompt_opens_reasoning(prompt, parser);
+    if (conversation_end && model_->info().recurrent && request.add_generation_prompt) {
+        request.add_generation_prompt = false;
+        const std::string without = chat::apply_template(*tmpl, request);
+        if (without.size() < prompt.size() && prompt.starts_with(without)) {
+            // Tokens can merge across the boundary: the end is where the two tokenizations part.
+            std::vector<int32_t> head = tokenizer.encode(without, false, true);
+            if (add_bos) head.insert(head.begin(), tokenizer.bos_id());
+            const auto [a, b] = std::mismatch(tokens.begin(), tokens.end(), head.begin(), head.end());
+            *conversation_end = static_cast<size_t>(a - tokens.begin());
+        }
+    }
     return tokens;
 }
 

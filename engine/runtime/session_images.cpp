@@ -50,11 +50,13 @@ size_t PromptRows::batch_end(size_t first, size_t batch) const {
         const auto start = static_cast<size_t>(image.first_row);
         if (start > first && start < end) end = start;
     }
+    if (conversation_end > first && conversation_end < end) end = conversation_end;
     return end;
 }
 
-bool PromptRows::image_starts_at(size_t row) const {
-    return std::any_of(images.begin(), images.end(),
+bool PromptRows::checkpoint_at(size_t row) const {
+    return (conversation_end != 0 && row == conversation_end) ||
+           std::any_of(images.begin(), images.end(),
                        [row](const Image& image) { return static_cast<size_t>(image.first_row) == row; });
 }
 
@@ -90,7 +92,8 @@ uint64_t image_key(const vision::Image& image) {
 std::optional<PromptRows> expand_images(std::span<const int32_t> tokens, int32_t pad,
                                         std::span<const vision::Image> images, const vision::Projector& projector,
                                         int64_t n_embd, EncodingCache& cache, const GenerationOptions& options,
-                                        GenerationStats& stats, const std::function<bool()>& cancelled) {
+                                        GenerationStats& stats, const std::function<bool()>& cancelled,
+                                        size_t conversation_end) {
     const auto pads = static_cast<size_t>(std::count(tokens.begin(), tokens.end(), pad));
     if (pads != images.size())
         throw Error("chat: the conversation has " + std::to_string(pads) + " image placeholder" +
@@ -130,7 +133,9 @@ std::optional<PromptRows> expand_images(std::span<const int32_t> tokens, int32_t
         rows.thw.insert(rows.thw.end(), {t, h, w});
         rows.next.push_back(next);
     };
-    for (const int32_t token : tokens) {
+    for (size_t t = 0; t < tokens.size(); ++t) {
+        const int32_t token = tokens[t];
+        if (t == conversation_end && t != 0) rows.conversation_end = rows.tokens.size();
         if (token != pad) {
             add(token, 0, position, position, position, position + 1);
             ++position;
@@ -165,12 +170,15 @@ GenerationResult Session::chat(const chat::RenderRequest& conversation, std::spa
         throw Error(model_->file().name() +
                     ": no vision projector is paired with this model, so it cannot read images (give an mmproj file)");
     chat::ParserOptions parser;
-    const std::vector<int32_t> tokens = render(conversation, parser);
+    size_t conversation_end = 0;
+    const std::vector<int32_t> tokens = render(conversation, parser, &conversation_end);
     const std::optional<int32_t> pad = model_->tokenizer().find_token("<|image_pad|>");
     if (!pad || (images.empty() && std::find(tokens.begin(), tokens.end(), *pad) == tokens.end())) {
         if (!images.empty())
             throw Error(model_->file().name() + ": the vocabulary has no <|image_pad|> token for images");
-        return run(runtime::PromptRows::text(tokens), options, on_chunk, parser);
+        runtime::PromptRows rows = runtime::PromptRows::text(tokens);
+        rows.conversation_end = conversation_end;
+        return run(rows, options, on_chunk, parser);
     }
     if (images.empty())
         throw Error("chat: the conversation has image placeholders but no images were given");
@@ -183,7 +191,8 @@ GenerationResult Session::chat(const chat::RenderRequest& conversation, std::spa
         return cancel_.load(std::memory_order_relaxed) || (caller && caller->load(std::memory_order_relaxed));
     };
     const std::optional<runtime::PromptRows> rows = runtime::expand_images(
-        tokens, *pad, images, *projector, model_->info().n_embd, *encodings_, options, image_stats, stop);
+        tokens, *pad, images, *projector, model_->info().n_embd, *encodings_, options, image_stats, stop,
+        conversation_end);
     if (!rows) {
         GenerationResult cancelled;
         cancelled.stop_reason = StopReason::cancelled;

@@ -30,6 +30,7 @@ struct PromptRows {
     };
     std::vector<Image> images;
     int64_t image_tokens = 0;
+    size_t conversation_end = 0;  // a row where prefill keeps a checkpoint (Session::render); 0: none
 
     // A prompt of tokens only (row i at position i).
     static PromptRows text(std::span<const int32_t> tokens);
@@ -42,10 +43,11 @@ struct PromptRows {
     // The first row of [first, first + n) after every image row in it (first + n when the range ends in an image):
     // drafters see only the rows from there.
     size_t text_after_images(size_t first, size_t n) const;
-    // Where a prefill batch from `first` ends: after at most `batch` rows, and where an image starts (the state
-    // keeps a checkpoint there, so a later turn with another image there reuses everything before it).
+    // Where a prefill batch from `first` ends: after at most `batch` rows, and at every checkpoint row.
     size_t batch_end(size_t first, size_t batch) const;
-    bool image_starts_at(size_t row) const;
+    // Rows before which the state keeps a checkpoint: where an image starts (a later turn with another image
+    // there reuses everything before it) and the conversation's end.
+    bool checkpoint_at(size_t row) const;
 };
 
 // Image encodings by content key, the least recently used dropped beyond max_bytes.
@@ -69,11 +71,13 @@ uint64_t image_key(const vision::Image& image);
 
 // The prompt `tokens` with each `pad` token expanded to the rows of the next image (in order), their embeddings
 // taken from `cache` or encoded by `projector` (options.on_image before each; stats.image_seconds and
-// image_tokens filled). Throws ember::Error when the pads and the images differ in number or an embedding does not
-// have the model's width. Returns nothing when `cancelled` says so between two encodings.
+// image_tokens filled); `conversation_end` (a token index, 0: none) becomes the rows' conversation_end. Throws
+// ember::Error when the pads and the images differ in number or an embedding does not have the model's width.
+// Returns nothing when `cancelled` says so between two encodings.
 std::optional<PromptRows> expand_images(std::span<const int32_t> tokens, int32_t pad,
                                         std::span<const vision::Image> images, const vision::Projector& projector,
                                         int64_t n_embd, EncodingCache& cache, const GenerationOptions& options,
-                                        GenerationStats& stats, const std::function<bool()>& cancelled);
+                                        GenerationStats& stats, const std::function<bool()>& cancelled,
+                                        size_t conversation_end = 0);
 
 }  // namespace ember::runtime

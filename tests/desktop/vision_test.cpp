@@ -86,7 +86,8 @@ TEST(DesktopVision, AnImageReachesTheModelAsImageTokens) {
     pumpEvents(300);
     EXPECT_TRUE(saveScreenshot(window, QStringLiteral("chat-image")));
 
-    // A second question about it: the image's encoding is cached, so it is not read again.
+    // A second question about it: the image's encoding is cached, so it is not read again, and the prompt up to
+    // the first answer is reused.
     const qsizetype readsBefore = activities.count(QStringLiteral("Reading the image…"));
     typeText(input, QStringLiteral("And the colours?\n"));
     ASSERT_TRUE(waitUntil([&] { return finished.count() == 2; }));
@@ -94,6 +95,8 @@ TEST(DesktopVision, AnImageReachesTheModelAsImageTokens) {
     EXPECT_EQ(again.value(QStringLiteral("imageTokens")).toLongLong(), tokens);
     EXPECT_EQ(again.value(QStringLiteral("imageSeconds")).toDouble(), 0.0) << "the encoding was not reused";
     EXPECT_EQ(activities.count(QStringLiteral("Reading the image…")), readsBefore);
+    // The model is recurrent: the state comes back to the checkpoint at the first turn's end, past the image.
+    EXPECT_GT(again.value(QStringLiteral("reusedTokens")).toLongLong(), tokens) << "the image's prompt was not reused";
 }
 
 TEST(DesktopVision, AProjectorThatDoesNotFitIsDroppedWithItsReason) {

@@ -73,6 +73,37 @@ TEST(Session, ChatFollowUpReusesThePreviousTurn) {
     EXPECT_EQ(second.stats.reused_tokens + second.stats.prefilled_tokens, second.stats.prompt_tokens);
 }
 
+// A recurrent model's state comes back only to checkpoints. The next turn renders this turn's reply differently from
+// the generation prompt (thinking off: an empty think block there, none in the history), so the common prefix ends
+// inside the generation prompt: the checkpoint at the conversation's end keeps all of it but those few tokens.
+TEST(Session, RecurrentChatFollowUpReusesAllButTheGenerationPrompt) {
+    LoadOptions lo;
+    lo.threads = 2;
+    auto model = LoadedModel::load(fixture_path("qwen35moe") / "qwen35moe-f32.gguf", lo);
+    ASSERT_TRUE(model->info().recurrent);
+    GenerationOptions options;
+    options.max_tokens = 4;
+    options.ignore_end_of_generation = true;
+    chat::RenderRequest conversation;
+    conversation.kwargs["enable_thinking"] = false;
+    conversation.messages.push_back({{"role", "user"}, {"content", "the theater was full that night"}});
+    Session session(model);
+    const GenerationResult first = session.chat(conversation, options);
+    chat::RenderRequest without_generation_prompt = conversation;
+    without_generation_prompt.add_generation_prompt = false;
+    const size_t conversation_end =
+        model->tokenizer().encode(chat::apply_template(*model->chat_template(), without_generation_prompt), false, true).size();
+    conversation.messages.push_back({{"role", "assistant"}, {"content", first.content}});
+    conversation.messages.push_back({{"role", "user"}, {"content", "and then"}});
+    const GenerationResult second = session.chat(conversation, options);
+    ASSERT_LT(conversation_end, static_cast<size_t>(first.stats.prompt_tokens));
+    EXPECT_EQ(second.stats.reused_tokens, static_cast<int64_t>(conversation_end))
+        << "of a first prompt of " << first.stats.prompt_tokens << " tokens";
+    // Coming back through the checkpoint gives the tokens of a fresh session.
+    Session fresh(model);
+    EXPECT_EQ(fresh.chat(conversation, options).tokens, second.tokens);
+}
+
 TEST(Session, CancelFromAnotherThreadStopsWithinOneToken) {
     auto model = load("llama-q8_0.gguf");
     SessionOptions so;

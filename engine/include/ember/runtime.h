@@ -235,7 +235,12 @@ private:
     GenerationResult run(const runtime::PromptRows& prompt, const GenerationOptions& options,
                          const StreamCallback& on_chunk, std::optional<chat::ParserOptions> parser);
     // The conversation through the chat template, tokenized; sets where the reply starts (reasoning or not).
-    std::vector<int32_t> render(const chat::RenderRequest& conversation, chat::ParserOptions& parser) const;
+    // Recurrent models: *conversation_end receives how many of the tokens render the conversation without the
+    // generation prompt (0 when unknown), where prefill keeps a checkpoint: the next turn renders this turn's
+    // reply differently from the generation prompt, so its common prefix ends about there, and a recurrent state
+    // can only come back to a checkpoint.
+    std::vector<int32_t> render(const chat::RenderRequest& conversation, chat::ParserOptions& parser,
+                                size_t* conversation_end = nullptr) const;
 
     std::shared_ptr<const LoadedModel> model_;
     SessionOptions options_;
