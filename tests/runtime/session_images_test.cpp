@@ -207,9 +207,12 @@ TEST(SessionImages, PromptReuseStopsAtTheFirstChangedImage) {
     EXPECT_EQ(fresh.chat(conv, b, greedy(3)).tokens, third.tokens);
 }
 
-TEST(SessionImages, MtpGreedyWithImagesIsTokenForTokenPlainDecoding) {
-    auto model = load_with_fake();
-    ASSERT_EQ(model->speculation(), "mtp");
+namespace {
+
+// Greedy speculative decoding of a two-image conversation gives plain decoding's tokens, and so does a follow-up
+// turn that reuses the image prefix.
+void expect_drafted_equals_plain(const std::shared_ptr<LoadedModel>& model, const std::string& method) {
+    ASSERT_EQ(model->speculation(), method);
     const std::vector<vision::Image> images{image(96, 64, 1), image(40, 70, 3)};
     SessionOptions plain_options;
     plain_options.speculate = false;
@@ -218,15 +221,18 @@ TEST(SessionImages, MtpGreedyWithImagesIsTokenForTokenPlainDecoding) {
     const GenerationResult p = plain.chat(conv, images, greedy(40));
     const GenerationResult d = drafted.chat(conv, images, greedy(40));
     EXPECT_EQ(d.tokens, p.tokens);
-    EXPECT_EQ(d.stats.speculation, "mtp");
+    EXPECT_EQ(d.stats.speculation, method);
     EXPECT_GT(d.stats.draft_steps, 0);
     EXPECT_EQ(d.stats.image_tokens, 6 + 2);
-    // And a follow-up turn (reusing the image prefix) stays equal too.
     chat::RenderRequest follow = conv;
     follow.messages.push_back({{"role", "assistant"}, {"content", p.content}});
     follow.messages.push_back({{"role", "user"}, {"content", "more"}});
     EXPECT_EQ(drafted.chat(follow, images, greedy(20)).tokens, plain.chat(follow, images, greedy(20)).tokens);
 }
+
+}  // namespace
+
+TEST(SessionImages, MtpGreedyWithImagesIsTokenForTokenPlainDecoding) { expect_drafted_equals_plain(load_with_fake(), "mtp"); }
 
 TEST(SessionImages, ErrorsAreOneLine) {
     LoadOptions options;
@@ -346,18 +352,8 @@ TEST(SessionImages, DflashGreedyWithImagesIsTokenForTokenPlainDecoding) {
     options.backend = "cpu";
     options.draft_file = fixture_path("dflash") / "draft-qwen35moe-vision.gguf";
     auto model = LoadedModel::load(vision_model(), options);
-    ASSERT_EQ(model->speculation(), "dflash");
     model->set_projector(std::make_unique<FakeProjector>());
-    const std::vector<vision::Image> images{image(96, 64, 1), image(40, 70, 3)};
-    SessionOptions plain_options;
-    plain_options.speculate = false;
-    Session plain(model, plain_options), drafted(model);
-    const chat::RenderRequest conv = conversation(2, "the theater is");
-    const GenerationResult p = plain.chat(conv, images, greedy(40));
-    const GenerationResult d = drafted.chat(conv, images, greedy(40));
-    EXPECT_EQ(d.tokens, p.tokens);
-    EXPECT_EQ(d.stats.speculation, "dflash");
-    EXPECT_GT(d.stats.draft_steps, 0);
+    expect_drafted_equals_plain(model, "dflash");
 }
 
 TEST(SessionImages, CancelStopsBetweenEncodings) {
