@@ -365,6 +365,64 @@ TEST_P(BackendOps, AttentionOverLongContextsAndWideGroups) {
     }
 }
 
+TEST_P(BackendOps, AttentionOfManyQueries) {
+    // Batches of queries that GPU backends take in tiles (of 32 or 64 queries and 16 or 32 rows): counts and cache
+    // lengths that are not multiples of a tile, a prefill continuing a cache, bidirectional batches, rows past
+    // every query's position, positions in any order or beyond the cache, groups of 1 to 4 query heads per kv head,
+    // and each head size the Vulkan tiled kernel is built for (which takes f32 and f16 caches).
+    struct Case {
+        AttentionParams p;
+        int64_t n_kv;
+        std::vector<int32_t> positions;
+    };
+    const auto run = [](int32_t first, int32_t count) {  // first, first + 1, ...
+        std::vector<int32_t> v(static_cast<size_t>(count));
+        for (int32_t i = 0; i < count; ++i) v[static_cast<size_t>(i)] = first + i;
+        return v;
+    };
+    std::vector<int32_t> scattered = run(0, 40);
+    std::shuffle(scattered.begin(), scattered.end(), std::mt19937(7));
+    scattered[5] = 60;  // sees the whole cache
+    const Case cases[] = {
+        {{8, 2, 64, 0.125f}, 137, run(37, 100)},                    // the last 100 of a 137-token prompt
+        {{4, 4, 72, 0.118f}, 150, std::vector<int32_t>(150, 149)},  // an image of 150 patches
+        {{6, 2, 128, 0.088f}, 83, run(0, 70)},                      // rows 70..82 seen by none
+        {{2, 1, 32, 0.17f}, 45, scattered},
+        {{3, 1, 80, 0.11f}, 65, std::vector<int32_t>(65, 64)},
+        {{4, 4, 16, 0.25f}, 48, std::vector<int32_t>(48, 47)},  // the vision fixture's 48 patches
+    };
+    for (const Case& c : cases) {
+        const AttentionParams& p = c.p;
+        const int64_t kv_cols = int64_t{p.n_head_kv} * p.head_dim, q_cols = int64_t{p.n_head} * p.head_dim;
+        const int64_t tokens = static_cast<int64_t>(c.positions.size());
+        std::vector<int32_t> rows(static_cast<size_t>(c.n_kv));
+        for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int32_t>(i);
+        for (TensorType cache_type : {TensorType::F32, TensorType::F16}) {
+            const std::vector<float> k = random(c.n_kv * kv_cols), v = random(c.n_kv * kv_cols);
+            reference::Matrix k_stored, v_stored;
+            upload(cache_type, c.n_kv, kv_cols, k, &k_stored);
+            upload(cache_type, c.n_kv, kv_cols, v, &v_stored);
+            // Rows past n_kv hold NaN: no kernel may let them into a result.
+            const Tensor k_cache = output(cache_type, c.n_kv + 7, kv_cols);
+            const Tensor v_cache = output(cache_type, c.n_kv + 7, kv_cols);
+            const std::vector<float> nan(static_cast<size_t>(7 * kv_cols), std::nanf(""));
+            const std::vector<int32_t> tail = run(static_cast<int32_t>(c.n_kv), 7);
+            backend_->store_kv(upload_f32(7, kv_cols, nan), upload_f32(7, kv_cols, nan), k_cache, v_cache, tail);
+            backend_->store_kv(upload_f32(c.n_kv, kv_cols, k), upload_f32(c.n_kv, kv_cols, v), k_cache, v_cache, rows);
+            const std::vector<float> q = random(tokens * q_cols, 2.0f);
+            const Tensor out = output(TensorType::F32, tokens, q_cols);
+            backend_->attention(upload_f32(tokens, q_cols, q), k_cache, v_cache, c.n_kv, c.positions, p, out);
+            const reference::Matrix want =
+                reference::attention(to_double(q), k_stored, v_stored, c.n_kv, c.positions, p);
+            const std::string what = std::string(gguf::traits(cache_type).name) + " cache, " +
+                                     std::to_string(p.n_head) + "/" + std::to_string(p.n_head_kv) + " heads of " +
+                                     std::to_string(p.head_dim) + ", " + std::to_string(c.n_kv) + " rows, " +
+                                     std::to_string(tokens) + " tokens";
+            expect_close(download(out), want, 1e-5, what.c_str());
+        }
+    }
+}
+
 TEST_P(BackendOps, SoftmaxRows) {
     const std::vector<float> x = random(4 * 1000, 5.0f);
     const Tensor t = upload_f32(4, 1000, x);

@@ -42,6 +42,7 @@ VulkanBackend::VulkanBackend(const std::string& device_selector)
         return !(v && std::string(v) == "0");
     };
     attention_split_ = ctx_->shuffle_width() >= 8 && switched_on("EMBER_VULKAN_ATTENTION_SPLIT");
+    attention_tiled_ = ctx_->shuffle_width() >= 8 && switched_on("EMBER_VULKAN_ATTENTION_TILED");
     cooperative_matrix_ = ctx_->cooperative_matrix() && switched_on("EMBER_VULKAN_COOPERATIVE_MATRIX");
 }
 

@@ -148,6 +148,9 @@ private:
     // Attention split over the cache rows (attention_split.comp): the device can shuffle within subgroups of 8 or
     // more and EMBER_VULKAN_ATTENTION_SPLIT is not "0" (read once here, like integer_dot_).
     bool attention_split_ = false;
+    // Many queries in tiles (attention_tiled.comp): the device can shuffle within subgroups of 8 or more and
+    // EMBER_VULKAN_ATTENTION_TILED is not "0" (read once here, like integer_dot_).
+    bool attention_tiled_ = false;
     // Prefill products on cooperative matrices (matmul_coop, experts_coop): the device has them and
     // EMBER_VULKAN_COOPERATIVE_MATRIX is not "0" (read once here, like integer_dot_).
     bool cooperative_matrix_ = false;
