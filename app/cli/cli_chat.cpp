@@ -73,9 +73,7 @@ int run_chat(const Args& raw) {
     if (!args.has("--temp")) options.sampling.temperature = 0.7f;
     options.stop = args.all("--stop");
     options.on_context_full = ContextFullPolicy::stop;
-    options.on_image = [](int done, int total) {
-        std::fprintf(stderr, "[reading image %d of %d]\n", done + 1, total);
-    };
+    options.on_image = [](int done, int total) { std::fprintf(stderr, "[reading image %d of %d]\n", done + 1, total); };
 
     chat::RenderRequest conversation;
     if (args.has("--system")) conversation.messages.push_back({{"role", "system"}, {"content", args.get("--system")}});

@@ -16,8 +16,14 @@
 namespace ember::cli {
 
 int run_embed_image(const Args& args) {
-    const ParsedArgs a(args, {{"--mmproj", ""}, {"--image", ""}, {"--output", "-o"}, {"--json", "", false},
-                              {"--backend", ""}, {"--repeat", ""}, {"--max-pixels", ""}, {"--threads", "-t"}});
+    const ParsedArgs a(args, {{"--mmproj", ""},
+                              {"--image", ""},
+                              {"--output", "-o"},
+                              {"--json", "", false},
+                              {"--backend", ""},
+                              {"--repeat", ""},
+                              {"--max-pixels", ""},
+                              {"--threads", "-t"}});
     const std::string mmproj = a.require("--mmproj");
     const std::string image_path = a.require("--image");
     const std::string output = a.require("--output");

@@ -23,8 +23,8 @@ std::vector<OptionSpec> model_option_specs();
 std::vector<OptionSpec> sampling_option_specs();
 std::vector<OptionSpec> join(std::vector<OptionSpec> a, const std::vector<OptionSpec>& b);
 
-// Loads the model named by -m with its vision projector (cli_vision.h: projector_for), showing progress on stderr when it is a terminal, and the device choice's notice
-// (the model could not go wholly on the GPU) when there is one.
+// Loads the model named by -m with its vision projector (cli_vision.h: projector_for), showing progress on stderr when
+// it is a terminal, and the device choice's notice (the model could not go wholly on the GPU) when there is one.
 std::shared_ptr<LoadedModel> load_model_from_args(const ParsedArgs& args);
 // "8G", "512M", "8589934592" -> bytes (K, M, G are powers of 1024).
 uint64_t parse_memory_size(const std::string& text);

@@ -12,8 +12,11 @@ namespace ember::cli {
 
 int run_run(const Args& raw) {
     const ParsedArgs args(raw, join(join(join(model_option_specs(), sampling_option_specs()), vision_option_specs()),
-                                    {{"--prompt", "-p"}, {"--n-predict", "-n"}, {"--chat", "", false},
-                                     {"--no-think", "", false}, {"--system", ""}}));
+                                    {{"--prompt", "-p"},
+                                     {"--n-predict", "-n"},
+                                     {"--chat", "", false},
+                                     {"--no-think", "", false},
+                                     {"--system", ""}}));
     const std::string prompt = args.require("--prompt");
     const std::vector<std::string> image_paths = vision_from_args(args).images;
     if (!image_paths.empty() && !args.has("--chat")) throw UsageError("--image needs --chat (images are chat content)");
@@ -48,8 +51,7 @@ int run_run(const Args& raw) {
             };
         }
         if (args.has("--no-think")) request.kwargs["enable_thinking"] = false;
-        result = images.empty() ? session.chat(request, options, print)
-                                : session.chat(request, images, options, print);
+        result = images.empty() ? session.chat(request, options, print) : session.chat(request, images, options, print);
     } else {
         const Tokenizer& tok = model->tokenizer();
         result = session.generate(tok.encode(prompt, true, true), options, print);

@@ -55,12 +55,8 @@ std::string projector_line(const vision::Projector& p) {
 
 nlohmann::ordered_json projector_json(const vision::Projector& p) {
     const vision::PixelLimits limits = p.limits();
-    return {{"path", p.path()},
-            {"projection_dim", p.projection_dim()},
-            {"patch_size", p.patch_size()},
-            {"merge", p.merge()},
-            {"min_pixels", limits.min_pixels},
-            {"max_pixels", limits.max_pixels}};
+    return {{"path", p.path()},   {"projection_dim", p.projection_dim()}, {"patch_size", p.patch_size()},
+            {"merge", p.merge()}, {"min_pixels", limits.min_pixels},      {"max_pixels", limits.max_pixels}};
 }
 
 }  // namespace ember::cli

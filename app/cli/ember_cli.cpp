@@ -22,13 +22,18 @@ constexpr Command kCommands[] = {
     {"run", ember::cli::run_run, "run -m FILE -p TEXT    generate a continuation (--chat: an answer) and stream it"},
     {"chat", ember::cli::run_chat, "chat -m FILE           interactive chat in the terminal (Ctrl-C stops a reply)"},
     {"bench", ember::cli::run_bench, "bench -m FILE         prefill and decode tokens/s (-p 512 -n 128 -r 3, --json)"},
-    {"logits", ember::cli::run_logits, "logits -m FILE ...    raw float32 logits of every position (--tokens 1,2,3 -o F)"},
-    {"serve", ember::cli::run_serve, "serve -m FILE          an OpenAI-compatible server on 127.0.0.1:8080 (--port, --api-key)"},
-    {"embed-image", ember::cli::run_embed_image, "embed-image --mmproj P  image-token embeddings of --image IMG as float32 (-o F, --json)"},
-    {"devices", ember::cli::run_devices, "devices               GPU devices with memory heaps and features (--bandwidth, --json)"},
+    {"logits", ember::cli::run_logits,
+     "logits -m FILE ...    raw float32 logits of every position (--tokens 1,2,3 -o F)"},
+    {"serve", ember::cli::run_serve,
+     "serve -m FILE          an OpenAI-compatible server on 127.0.0.1:8080 (--port, --api-key)"},
+    {"embed-image", ember::cli::run_embed_image,
+     "embed-image --mmproj P  image-token embeddings of --image IMG as float32 (-o F, --json)"},
+    {"devices", ember::cli::run_devices,
+     "devices               GPU devices with memory heaps and features (--bandwidth, --json)"},
     {"info", ember::cli::run_info, "info FILE             what a model file holds (architecture, drafting, vision)"},
     {"tokenize", ember::cli::run_tokenize, "tokenize -m FILE ...  the tokens of a text (--text T | --file F, --json)"},
-    {"template", ember::cli::run_template, "template --messages F  render a conversation through a chat template (-m, --template)"},
+    {"template", ember::cli::run_template,
+     "template --messages F  render a conversation through a chat template (-m, --template)"},
 };
 
 void print_help(std::ostream& out) {

@@ -25,11 +25,11 @@ std::string projector_facts(const gguf::File& file) {
     try {
         const vision::ProjectorInfo p = vision::read_projector_info(file, file.name());
         return p.projector_type + ": blocks " + std::to_string(p.block_count) + ", width " + std::to_string(p.width) +
-               ", heads " + std::to_string(p.heads) + ", feed-forward " + std::to_string(p.feed_forward) +
-               ", patch " + std::to_string(p.patch_size) + ", merge " + std::to_string(p.merge) +
-               ", projection_dim " + std::to_string(p.projection_dim) + ", position grid " +
-               std::to_string(p.position_grid) + "x" + std::to_string(p.position_grid) + ", pixels " +
-               std::to_string(p.limits.min_pixels) + "-" + std::to_string(p.limits.max_pixels) +
+               ", heads " + std::to_string(p.heads) + ", feed-forward " + std::to_string(p.feed_forward) + ", patch " +
+               std::to_string(p.patch_size) + ", merge " + std::to_string(p.merge) + ", projection_dim " +
+               std::to_string(p.projection_dim) + ", position grid " + std::to_string(p.position_grid) + "x" +
+               std::to_string(p.position_grid) + ", pixels " + std::to_string(p.limits.min_pixels) + "-" +
+               std::to_string(p.limits.max_pixels) +
                (p.limits_from_keys ? " (from its keys)" : " (Hugging Face defaults)") +
                (p.weight_type.empty() ? "" : ", weights " + p.weight_type);
     } catch (const Error& e) {

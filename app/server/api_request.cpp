@@ -285,8 +285,7 @@ ChatRequest parse_chat_request(const json& body, const ServedModel& model) {
     ChatRequest r;
     ImageList images;
     r.conversation.messages = messages_of(body, model, images);
-    if (!images.images.empty())
-        r.images = std::make_shared<const std::vector<vision::Image>>(std::move(images.images));
+    if (!images.images.empty()) r.images = std::make_shared<const std::vector<vision::Image>>(std::move(images.images));
     r.options = generation_options(body, r.streaming);
     r.response_schema = response_schema(body);
 

@@ -19,7 +19,7 @@ inline size_t positions_per_row(RopeMode mode) {
 
 // Where pair i of n_rot / 2 takes its position from and how fast it turns: theta = pos * base^(-exponent).
 struct PairSource {
-    int axis = 0;           // index into the row's positions (axis-major: positions[axis * rows + row])
+    int axis = 0;  // index into the row's positions (axis-major: positions[axis * rows + row])
     double exponent = 0.0;
 };
 
@@ -34,7 +34,8 @@ inline PairSource pair_source(const RopeParams& p, int i) {
             return i < quarter ? PairSource{0, static_cast<double>(i) / quarter}
                                : PairSource{1, static_cast<double>(i - quarter) / quarter};
         }
-        default: return {0, 2.0 * i / p.n_rot};
+        default:
+            return {0, 2.0 * i / p.n_rot};
     }
 }
 
@@ -49,8 +50,12 @@ inline double theta(const RopeParams& p, int i, std::span<const int32_t> positio
 }
 
 // The rotated pair (a, b) of pair i: NeoX-style (i, i + n_rot/2) in every mode but normal's (2i, 2i + 1).
-inline int pair_first(RopeMode mode, int i) { return mode == RopeMode::normal ? 2 * i : i; }
-inline int pair_second(RopeMode mode, int i, int half) { return mode == RopeMode::normal ? 2 * i + 1 : i + half; }
+inline int pair_first(RopeMode mode, int i) {
+    return mode == RopeMode::normal ? 2 * i : i;
+}
+inline int pair_second(RopeMode mode, int i, int half) {
+    return mode == RopeMode::normal ? 2 * i + 1 : i + half;
+}
 
 // n_rot's constraint beyond evenness: vision splits the pairs into two equal halves.
 inline bool valid_n_rot(const RopeParams& p, int head_dim) {

@@ -44,8 +44,8 @@ Value repeat(const Value& seq, int64_t times, Budget& budget) {
     if (times < 0) times = 0;
     // An empty sequence repeated stays empty: no loop over a count that may be near 2^63.
     const bool empty = seq.is_string() ? seq.str().empty() : seq.list().items.empty();
-    if (empty || times == 0) return seq.is_string() ? Value::text(std::string(), seq.is_markup())
-                                                    : Value::make_list({}, seq.is_tuple());
+    if (empty || times == 0)
+        return seq.is_string() ? Value::text(std::string(), seq.is_markup()) : Value::make_list({}, seq.is_tuple());
     if (seq.is_string()) {
         const std::string& s = seq.str();
         if (!s.empty() && static_cast<uint64_t>(times) > budget.limits().max_output_bytes / s.size())

@@ -181,8 +181,7 @@ void Qwen35MoeModel::forward(SequenceState& base, const ForwardRequest& request,
                    hp_.n_layer);
 }
 
-void Qwen35MoeModel::take_image_rows(Qwen35State& st, const ForwardRequest& request, int64_t n,
-                                     const Tensor& x) const {
+void Qwen35MoeModel::take_image_rows(Qwen35State& st, const ForwardRequest& request, int64_t n, const Tensor& x) const {
     const int64_t e = hp_.n_embd;
     for (const ForwardRequest::EmbeddedRows& rows : request.embedded) {
         if (rows.first_row < 0 || rows.n_rows <= 0 || rows.first_row + rows.n_rows > n)

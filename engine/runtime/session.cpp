@@ -3,10 +3,10 @@
 #include <chrono>
 
 #include "ember/runtime.h"
-#include "runtime/sampler.h"
 #include "runtime/draft_controller.h"
 #include "runtime/drafter.h"
 #include "runtime/output_router.h"
+#include "runtime/sampler.h"
 #include "runtime/session_images.h"
 
 namespace ember {

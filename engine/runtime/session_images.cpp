@@ -26,9 +26,10 @@ void PromptRows::slice(size_t first, size_t n, std::vector<ForwardRequest::Embed
         const int64_t e = image.embedding->n_embd, count = image.embedding->tokens();
         const int64_t lo = std::max(lo_row, image.first_row), hi = std::min(hi_row, image.first_row + count);
         if (lo >= hi) continue;
-        embedded.push_back({lo - lo_row, hi - lo,
-                            std::span<const float>(image.embedding->rows)
-                                .subspan(static_cast<size_t>((lo - image.first_row) * e), static_cast<size_t>((hi - lo) * e))});
+        embedded.push_back(
+            {lo - lo_row, hi - lo,
+             std::span<const float>(image.embedding->rows)
+                 .subspan(static_cast<size_t>((lo - image.first_row) * e), static_cast<size_t>((hi - lo) * e))});
     }
     rope.resize(3 * n);
     for (size_t i = 0; i < n; ++i)
@@ -143,7 +144,8 @@ std::optional<PromptRows> expand_images(std::span<const int32_t> tokens, int32_t
         }
         const size_t i = next_image++;
         const vision::ImageEmbedding& e = *encoded[i];
-        const auto grid_rows = static_cast<int32_t>(e.grid.merged_rows()), cols = static_cast<int32_t>(e.grid.merged_cols());
+        const auto grid_rows = static_cast<int32_t>(e.grid.merged_rows()),
+                   cols = static_cast<int32_t>(e.grid.merged_cols());
         const int32_t s = position, after = s + std::max(grid_rows, cols);
         rows.images.push_back({static_cast<int64_t>(rows.tokens.size()), encoded[i]});
         for (int32_t r = 0; r < grid_rows; ++r)
@@ -180,8 +182,7 @@ GenerationResult Session::chat(const chat::RenderRequest& conversation, std::spa
         rows.conversation_end = conversation_end;
         return run(rows, options, on_chunk, parser);
     }
-    if (images.empty())
-        throw Error("chat: the conversation has image placeholders but no images were given");
+    if (images.empty()) throw Error("chat: the conversation has image placeholders but no images were given");
     if (!encodings_) encodings_ = std::make_unique<runtime::EncodingCache>(kEncodingCacheBytes);
     GenerationStats image_stats;
     // Cancelling stops between two encodings (run() watches the flags from then on).
@@ -190,9 +191,9 @@ GenerationResult Session::chat(const chat::RenderRequest& conversation, std::spa
     auto stop = [this, caller] {
         return cancel_.load(std::memory_order_relaxed) || (caller && caller->load(std::memory_order_relaxed));
     };
-    const std::optional<runtime::PromptRows> rows = runtime::expand_images(
-        tokens, *pad, images, *projector, model_->info().n_embd, *encodings_, options, image_stats, stop,
-        conversation_end);
+    const std::optional<runtime::PromptRows> rows =
+        runtime::expand_images(tokens, *pad, images, *projector, model_->info().n_embd, *encodings_, options,
+                               image_stats, stop, conversation_end);
     if (!rows) {
         GenerationResult cancelled;
         cancelled.stop_reason = StopReason::cancelled;

@@ -8,7 +8,9 @@
 namespace ember::vision {
 namespace {
 
-uint8_t byte_at(std::span<const std::byte> s, size_t i) { return static_cast<uint8_t>(s[i]); }
+uint8_t byte_at(std::span<const std::byte> s, size_t i) {
+    return static_cast<uint8_t>(s[i]);
+}
 
 struct Tiff {
     std::span<const std::byte> data;
@@ -27,9 +29,12 @@ struct Tiff {
 int orientation_in_tiff(std::span<const std::byte> tiff_bytes) {
     Tiff t{tiff_bytes};
     if (!t.ok(0, 8)) return 1;
-    if (byte_at(tiff_bytes, 0) == 'I' && byte_at(tiff_bytes, 1) == 'I') t.little = true;
-    else if (byte_at(tiff_bytes, 0) == 'M' && byte_at(tiff_bytes, 1) == 'M') t.little = false;
-    else return 1;
+    if (byte_at(tiff_bytes, 0) == 'I' && byte_at(tiff_bytes, 1) == 'I')
+        t.little = true;
+    else if (byte_at(tiff_bytes, 0) == 'M' && byte_at(tiff_bytes, 1) == 'M')
+        t.little = false;
+    else
+        return 1;
     if (t.u16(2) != 42) return 1;
     const size_t ifd = t.u32(4);
     if (!t.ok(ifd, 2)) return 1;
@@ -53,7 +58,10 @@ int jpeg_exif_orientation(std::span<const std::byte> jpeg) {
     while (at + 4 <= jpeg.size()) {
         if (byte_at(jpeg, at) != 0xFF) return 1;
         const uint8_t marker = byte_at(jpeg, at + 1);
-        if (marker == 0xFF) { ++at; continue; }  // fill byte
+        if (marker == 0xFF) {
+            ++at;
+            continue;
+        }                                                // fill byte
         if (marker == 0xDA || marker == 0xD9) return 1;  // image data starts: no APP1 before it
         const size_t length = size_t{byte_at(jpeg, at + 2)} << 8 | byte_at(jpeg, at + 3);
         if (length < 2 || at + 2 + length > jpeg.size()) return 1;
@@ -77,14 +85,34 @@ void apply_orientation(int orientation, int64_t& width, int64_t& height, std::ve
         for (int64_t x = 0; x < w; ++x) {
             int64_t ox = x, oy = y;
             switch (orientation) {
-                case 2: ox = w - 1 - x; break;                        // mirrored
-                case 3: ox = w - 1 - x; oy = h - 1 - y; break;        // 180
-                case 4: oy = h - 1 - y; break;                        // flipped vertically
-                case 5: ox = y; oy = x; break;                        // transposed
-                case 6: ox = h - 1 - y; oy = x; break;                // 90 clockwise
-                case 7: ox = h - 1 - y; oy = w - 1 - x; break;        // transversed
-                case 8: ox = y; oy = w - 1 - x; break;                // 90 counter-clockwise
-                default: break;
+                case 2:
+                    ox = w - 1 - x;
+                    break;  // mirrored
+                case 3:
+                    ox = w - 1 - x;
+                    oy = h - 1 - y;
+                    break;  // 180
+                case 4:
+                    oy = h - 1 - y;
+                    break;  // flipped vertically
+                case 5:
+                    ox = y;
+                    oy = x;
+                    break;  // transposed
+                case 6:
+                    ox = h - 1 - y;
+                    oy = x;
+                    break;  // 90 clockwise
+                case 7:
+                    ox = h - 1 - y;
+                    oy = w - 1 - x;
+                    break;  // transversed
+                case 8:
+                    ox = y;
+                    oy = w - 1 - x;
+                    break;  // 90 counter-clockwise
+                default:
+                    break;
             }
             const size_t src = static_cast<size_t>(y * w + x) * 3, dst = static_cast<size_t>(oy * ow + ox) * 3;
             out[dst] = rgb[src];

@@ -40,8 +40,8 @@ Taps compute_taps(int64_t in_size, int64_t out_size) {
     for (int64_t i = 0; i < out_size; ++i) {
         const double center = scale * (static_cast<double>(i) + 0.5);
         const int64_t xmin = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
-        const int64_t xsize = std::min<int64_t>(std::min(static_cast<int64_t>(center + support + 0.5), in_size) - xmin,
-                                                t.max_taps);
+        const int64_t xsize =
+            std::min<int64_t>(std::min(static_cast<int64_t>(center + support + 0.5), in_size) - xmin, t.max_taps);
         double* w = &t.weights[static_cast<size_t>(i * t.max_taps)];
         double total = 0.0;
         for (int64_t j = 0; j < xsize; ++j) {

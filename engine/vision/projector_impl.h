@@ -18,8 +18,8 @@ struct VisionBlock {
 };
 
 struct ProjectorWeights {
-    Tensor patch_w;              // F32 [width, 3 * 2 * patch * patch]: both temporal halves, [C][T][y][x] per row
-    Tensor patch_b;              // F32 [1, width]
+    Tensor patch_w;                // F32 [width, 3 * 2 * patch * patch]: both temporal halves, [C][T][y][x] per row
+    Tensor patch_b;                // F32 [1, width]
     std::vector<float> pos_table;  // host F32 [position_grid^2, width]
     std::vector<VisionBlock> blocks;
     Tensor post_ln_w, post_ln_b;

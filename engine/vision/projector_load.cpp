@@ -56,7 +56,8 @@ ProjectorInfo read_projector_info(const gguf::File& file, const std::filesystem:
     const std::string path = path_in.string();
     ProjectorInfo info;
     const std::string_view arch = file.get_string("general.architecture", "");
-    if (arch != "clip") throw Error(path + ": not a vision projector (general.architecture is '" + std::string(arch) + "')");
+    if (arch != "clip")
+        throw Error(path + ": not a vision projector (general.architecture is '" + std::string(arch) + "')");
     info.projector_type = std::string(file.get_string("clip.projector_type", ""));
     if (info.projector_type != "qwen3vl_merger")
         throw Error(path + ": projector type '" + info.projector_type + "' is not supported (expected qwen3vl_merger)");
@@ -66,7 +67,8 @@ ProjectorInfo read_projector_info(const gguf::File& file, const std::filesystem:
     info.heads = positive_key(file, path, "clip.vision.attention.head_count");
     info.patch_size = positive_key(file, path, "clip.vision.patch_size");
     info.projection_dim = positive_key(file, path, "clip.vision.projection_dim");
-    info.merge = file.has("clip.vision.spatial_merge_size") ? positive_key(file, path, "clip.vision.spatial_merge_size") : 2;
+    info.merge =
+        file.has("clip.vision.spatial_merge_size") ? positive_key(file, path, "clip.vision.spatial_merge_size") : 2;
     info.layer_norm_eps = static_cast<float>(file.get_float("clip.vision.attention.layer_norm_epsilon", 1e-6));
     if (info.width % info.heads != 0 || (info.width / info.heads) % 4 != 0)
         throw Error(path + ": embedding_length " + std::to_string(info.width) + " does not split into " +

@@ -57,8 +57,7 @@ ImageGrid smart_resize(int64_t height, int64_t width, int64_t patch_size, int64_
     return grid;
 }
 
-bool downscaled_by_limits(int64_t height, int64_t width, int64_t patch_size, int64_t merge,
-                          const PixelLimits& limits) {
+bool downscaled_by_limits(int64_t height, int64_t width, int64_t patch_size, int64_t merge, const PixelLimits& limits) {
     return resize_to_limits(height, width, patch_size * merge, limits).downscaled;
 }
 

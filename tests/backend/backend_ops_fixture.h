@@ -26,7 +26,9 @@ struct BackendCase {
     std::function<std::unique_ptr<Backend>()> make;
 };
 
-inline void PrintTo(const BackendCase& c, std::ostream* os) { *os << c.name; }
+inline void PrintTo(const BackendCase& c, std::ostream* os) {
+    *os << c.name;
+}
 
 inline const BackendCase kBackends[] = {
     {"cpu_1_thread", [] { return make_cpu_backend({1}); }},
@@ -35,7 +37,8 @@ inline const BackendCase kBackends[] = {
     {"vulkan", [] { return make_backend("vulkan"); }},
     // The float matrix x vector kernels on a device that has integer dot products (the variable is read once,
     // when the backend is made).
-    {"vulkan_float", [] {
+    {"vulkan_float",
+     [] {
          setenv("EMBER_VULKAN_NO_INTEGER_DOT", "1", 1);
          auto backend = make_backend("vulkan");
          unsetenv("EMBER_VULKAN_NO_INTEGER_DOT");
@@ -43,7 +46,8 @@ inline const BackendCase kBackends[] = {
      }},
 #endif
 #ifdef EMBER_GPU_BACKEND_NAME  // the HIP/CUDA backend: skipped where no such GPU is present (CI only compiles it)
-    {EMBER_GPU_BACKEND_NAME, []() -> std::unique_ptr<Backend> {
+    {EMBER_GPU_BACKEND_NAME,
+     []() -> std::unique_ptr<Backend> {
          for (const DeviceInfo& d : list_devices())
              if (d.backend == EMBER_GPU_BACKEND_NAME) return make_backend(EMBER_GPU_BACKEND_NAME);
          return nullptr;

@@ -51,7 +51,8 @@ protected:
 };
 
 TEST_F(VisionOpsNumpy, LayerNorm) {
-    for (auto [name, rows, cols, eps] : {std::tuple{"layer_norm_1152", 6, 1152, 1e-6f}, {"layer_norm_72", 3, 72, 1e-5f}}) {
+    for (auto [name, rows, cols, eps] :
+         {std::tuple{"layer_norm_1152", 6, 1152, 1e-6f}, {"layer_norm_72", 3, 72, 1e-5f}}) {
         const std::string n(name);
         const size_t size = static_cast<size_t>(rows * cols);
         const auto x = load<float>(n + ".x", size), w = load<float>(n + ".weight", static_cast<size_t>(cols)),
@@ -79,7 +80,11 @@ TEST_F(VisionOpsNumpy, GeluErfAndTanh) {
 }
 
 TEST_F(VisionOpsNumpy, VisionRope) {
-    struct Case { const char* name; int rows, heads, head_dim, n_rot; float base, scale; };
+    struct Case {
+        const char* name;
+        int rows, heads, head_dim, n_rot;
+        float base, scale;
+    };
     for (const Case c : {Case{"rope_vision", 15, 16, 72, 72, 10000.0f, 1.0f},
                          Case{"rope_vision_partial", 8, 2, 32, 16, 100.0f, 0.5f}}) {
         const std::string n(c.name);

@@ -52,8 +52,8 @@ Matrix layer_norm(const Matrix& x, int64_t cols, std::span<const double> weight,
         for (int64_t c = 0; c < cols; ++c) var += (in[c] - mean) * (in[c] - mean);
         var /= static_cast<double>(cols);
         for (int64_t c = 0; c < cols; ++c)
-            out[r * cols + c] = (in[c] - mean) / std::sqrt(var + eps) * weight[static_cast<size_t>(c)] +
-                                bias[static_cast<size_t>(c)];
+            out[r * cols + c] =
+                (in[c] - mean) / std::sqrt(var + eps) * weight[static_cast<size_t>(c)] + bias[static_cast<size_t>(c)];
     }
     return out;
 }
@@ -145,8 +145,10 @@ double unary(UnaryOp op, double x) {
         case UnaryOp::sigmoid: return 1.0 / (1.0 + std::exp(-x));
         case UnaryOp::softplus: return std::log1p(std::exp(x));
         case UnaryOp::exp: return std::exp(x);
-        case UnaryOp::gelu_tanh: return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
-        case UnaryOp::gelu_erf: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+        case UnaryOp::gelu_tanh:
+            return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+        case UnaryOp::gelu_erf:
+            return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
     }
     return 0;
 }

@@ -29,8 +29,7 @@ TEST_P(VisionOps, LayerNormInPlaceAndOut) {
         for (int64_t r = 0; r < rows; ++r)
             for (int64_t c = 0; c < cols; ++c) x[static_cast<size_t>(r * cols + c)] += static_cast<float>(r % 7) - 3.0f;
         const std::vector<float> w = random(static_cast<size_t>(cols)), b = random(static_cast<size_t>(cols));
-        const reference::Matrix want =
-            reference::layer_norm(to_double(x), cols, to_double(w), to_double(b), 1e-6);
+        const reference::Matrix want = reference::layer_norm(to_double(x), cols, to_double(w), to_double(b), 1e-6);
         const Tensor tw = upload_f32(1, cols, w), tb = upload_f32(1, cols, b);
         const Tensor t = upload_f32(rows, cols, x), out = output(TensorType::F32, rows, cols);
         backend_->layer_norm(t, tw, tb, 1e-6f, out);
@@ -59,10 +58,13 @@ TEST_P(VisionOps, GeluTanhAndErf) {
 }
 
 TEST_P(VisionOps, VisionRopeOnSeveralGrids) {
-    struct Case { int g_h, g_w, heads, head_dim, n_rot; float base; };
-    for (const Case c : {Case{1, 1, 16, 72, 72, 10000.0f}, Case{6, 6, 16, 72, 72, 10000.0f},
-                         Case{2, 5, 4, 72, 72, 10000.0f}, Case{64, 64, 2, 72, 72, 10000.0f},
-                         Case{3, 7, 3, 64, 32, 100.0f}, Case{300, 240, 1, 8, 8, 10000.0f}}) {
+    struct Case {
+        int g_h, g_w, heads, head_dim, n_rot;
+        float base;
+    };
+    for (const Case c :
+         {Case{1, 1, 16, 72, 72, 10000.0f}, Case{6, 6, 16, 72, 72, 10000.0f}, Case{2, 5, 4, 72, 72, 10000.0f},
+          Case{64, 64, 2, 72, 72, 10000.0f}, Case{3, 7, 3, 64, 32, 100.0f}, Case{300, 240, 1, 8, 8, 10000.0f}}) {
         RopeParams p;
         p.mode = RopeMode::vision;
         p.n_rot = c.n_rot;
@@ -78,8 +80,7 @@ TEST_P(VisionOps, VisionRopeOnSeveralGrids) {
                      ("vision rope " + std::to_string(c.g_h) + "x" + std::to_string(c.g_w)).c_str());
     }
     const int32_t one_each[] = {0, 0};
-    EXPECT_THROW(backend_->rope(upload_f32(2, 72, random(144)), 72, one_each, RopeParams{RopeMode::vision, 72}),
-                 Error);
+    EXPECT_THROW(backend_->rope(upload_f32(2, 72, random(144)), 72, one_each, RopeParams{RopeMode::vision, 72}), Error);
 }
 
 // Every query at n_kv - 1: each sees all keys. The reference is computed once per case for all backends. The
@@ -97,7 +98,8 @@ TEST_P(VisionOps, BidirectionalAttentionOfHeadSize72) {
         const int64_t cols = int64_t{heads} * 72;
         const std::vector<float> q = random(static_cast<size_t>(n * cols)), k = random(static_cast<size_t>(n * cols)),
                                  v = random(static_cast<size_t>(n * cols));
-        std::vector<int32_t> rows(static_cast<size_t>(n)), positions(static_cast<size_t>(n), static_cast<int32_t>(n - 1));
+        std::vector<int32_t> rows(static_cast<size_t>(n)),
+            positions(static_cast<size_t>(n), static_cast<int32_t>(n - 1));
         for (int64_t i = 0; i < n; ++i) rows[static_cast<size_t>(i)] = static_cast<int32_t>(i);
         for (TensorType cache_type : {TensorType::F16, TensorType::F32}) {
             if (cache_type == TensorType::F32 && n > 64) continue;
@@ -122,8 +124,9 @@ TEST_P(VisionOps, BidirectionalAttentionOfHeadSize72) {
             const std::vector<float> all = download(out);
             std::vector<float> got;
             for (int64_t i : checked) got.insert(got.end(), all.begin() + i * cols, all.begin() + (i + 1) * cols);
-            expect_close(got, wants[key], 1e-5,
-                         ("bidirectional " + std::to_string(n) + " " + std::string(gguf::traits(cache_type).name)).c_str());
+            expect_close(
+                got, wants[key], 1e-5,
+                ("bidirectional " + std::to_string(n) + " " + std::string(gguf::traits(cache_type).name)).c_str());
         }
     }
 }
@@ -132,14 +135,18 @@ TEST_P(VisionOps, BidirectionalAttentionOfHeadSize72) {
 // input widths that are not multiples of 32 and many rows.
 TEST_P(VisionOps, EncoderMatrixShapes) {
     static std::map<std::tuple<int64_t, int64_t, int64_t, int>, reference::Matrix> wants;
-    struct Case { int64_t rows, cols, tokens; TensorType type; };
+    struct Case {
+        int64_t rows, cols, tokens;
+        TensorType type;
+    };
     for (const Case c : {Case{3456, 1152, 37, TensorType::F16}, Case{4304, 1152, 5, TensorType::F32},
                          Case{1152, 4304, 64, TensorType::F16}, Case{1152, 1536, 1, TensorType::F32},
                          Case{72, 1152, 300, TensorType::F32}, Case{2048, 4608, 3, TensorType::F16},
                          Case{72, 72, 4096, TensorType::F16}, Case{36, 40, 70000, TensorType::F32}}) {
         reference::Matrix w_stored;
         const Tensor w = upload(c.type, c.rows, c.cols, random(static_cast<size_t>(c.rows * c.cols)), &w_stored);
-        const std::vector<float> x = random(static_cast<size_t>(c.tokens * c.cols)), b = random(static_cast<size_t>(c.rows));
+        const std::vector<float> x = random(static_cast<size_t>(c.tokens * c.cols)),
+                                 b = random(static_cast<size_t>(c.rows));
         const Tensor bias = upload_f32(1, c.rows, b), out = output(TensorType::F32, c.tokens, c.rows);
         backend_->matmul(w, upload_f32(c.tokens, c.cols, x), out, &bias);
         const auto key = std::tuple{c.rows, c.cols, c.tokens, static_cast<int>(c.type)};
@@ -150,7 +157,8 @@ TEST_P(VisionOps, EncoderMatrixShapes) {
         }
         expect_close(download(out), wants[key], 1e-5,
                      (std::to_string(c.rows) + "x" + std::to_string(c.cols) + ", " + std::to_string(c.tokens) +
-                      " rows, " + std::string(gguf::traits(c.type).name)).c_str());
+                      " rows, " + std::string(gguf::traits(c.type).name))
+                         .c_str());
     }
 }
 

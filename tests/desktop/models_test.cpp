@@ -272,11 +272,13 @@ TEST(PromptBuilder, EmptyStoppedOrInterruptedAnswersAreNotFedBack) {
 TEST(PromptBuilder, ImagesGoAsContentPartsOnlyToAModelThatReadsThem) {
     ChatMessage q = msg("q", "", "user", 1), a = msg("a", "q", "assistant", 2), q2 = msg("q2", "a", "user", 3);
     q.content = QStringLiteral("What is in these?");
-    q.attachments = {{QStringLiteral("i1"), QStringLiteral("cat.png"), QStringLiteral("image/png"), QByteArray("PNG1")},
-                     {QStringLiteral("i2"), QStringLiteral("dog.jpg"), QStringLiteral("image/jpeg"), QByteArray("JPG2")}};
+    q.attachments = {
+        {QStringLiteral("i1"), QStringLiteral("cat.png"), QStringLiteral("image/png"), QByteArray("PNG1")},
+        {QStringLiteral("i2"), QStringLiteral("dog.jpg"), QStringLiteral("image/jpeg"), QByteArray("JPG2")}};
     a.content = QStringLiteral("A cat and a dog.");
     q2.content.clear();
-    q2.attachments = {{QStringLiteral("i3"), QStringLiteral("bird.png"), QStringLiteral("image/png"), QByteArray("PNG3")}};
+    q2.attachments = {
+        {QStringLiteral("i3"), QStringLiteral("bird.png"), QStringLiteral("image/png"), QByteArray("PNG3")}};
 
     // Without a projector: text only, nothing collected.
     QList<TurnImage> images;

@@ -2,8 +2,8 @@
 // Images end to end in the real window: the vision text fixture with its projector beside it loads as a model that
 // sees images (no "cannot see images" notice); an image attached to a question reaches the engine as image tokens
 // of the count the projector's grid gives, the answer's statistics say so, the "Reading the image…" line shows
-// while it is encoded, the next turn reuses the encoding, and a screenshot of the transcript is kept. A projector that does not fit the model is
-// dropped with its reason and the model still loads.
+// while it is encoded, the next turn reuses the encoding, and a screenshot of the transcript is kept. A projector that
+// does not fit the model is dropped with its reason and the model still loads.
 #include <gtest/gtest.h>
 
 #include <QDir>
@@ -24,10 +24,18 @@ namespace {
 
 using namespace test;
 
-QString fixtureRoot() { return QDir(fixtureDir()).filePath(QStringLiteral("..")); }
-QString visionModel() { return QDir(fixtureRoot()).filePath(QStringLiteral("qwen35moe/qwen35moe-vision-f32.gguf")); }
-QString projectorFile() { return QDir(fixtureRoot()).filePath(QStringLiteral("vision/mmproj-F32.gguf")); }
-QString imageFile() { return QDir(fixtureRoot()).filePath(QStringLiteral("vision/image_50x70.png")); }
+QString fixtureRoot() {
+    return QDir(fixtureDir()).filePath(QStringLiteral(".."));
+}
+QString visionModel() {
+    return QDir(fixtureRoot()).filePath(QStringLiteral("qwen35moe/qwen35moe-vision-f32.gguf"));
+}
+QString projectorFile() {
+    return QDir(fixtureRoot()).filePath(QStringLiteral("vision/mmproj-F32.gguf"));
+}
+QString imageFile() {
+    return QDir(fixtureRoot()).filePath(QStringLiteral("vision/image_50x70.png"));
+}
 
 // The image tokens the projector's grid gives an image (the engine's own answer, from the keys alone).
 int64_t expectedImageTokens(const QString& projector, const QString& image) {
@@ -56,10 +64,12 @@ TEST(DesktopVision, AnImageReachesTheModelAsImageTokens) {
     QQuickWindow* window = app->window();
     ChatController* chat = app->chat();
     EngineController* engine = app->engine();
-    ASSERT_TRUE(waitUntil([&] { return engine->state() == EngineController::Ready; })) << engine->lastError().toStdString();
+    ASSERT_TRUE(waitUntil([&] { return engine->state() == EngineController::Ready; }))
+        << engine->lastError().toStdString();
     ASSERT_TRUE(waitUntil([&] { return chat->storageReady(); }));
     EXPECT_TRUE(engine->canSeeImages());
-    EXPECT_TRUE(engine->visionProjector().endsWith(QStringLiteral("mmproj-F32.gguf"))) << engine->visionProjector().toStdString();
+    EXPECT_TRUE(engine->visionProjector().endsWith(QStringLiteral("mmproj-F32.gguf")))
+        << engine->visionProjector().toStdString();
     EXPECT_TRUE(engine->projectorProblem().isEmpty()) << engine->projectorProblem().toStdString();
 
     QStringList activities;
@@ -81,7 +91,8 @@ TEST(DesktopVision, AnImageReachesTheModelAsImageTokens) {
     EXPECT_EQ(stats.value(QStringLiteral("imageTokens")).toLongLong(), tokens);
     EXPECT_GT(stats.value(QStringLiteral("imageSeconds")).toDouble(), 0.0);
     EXPECT_GT(stats.value(QStringLiteral("promptTokens")).toLongLong(), tokens);
-    EXPECT_TRUE(activities.contains(QStringLiteral("Reading the image…"))) << activities.join(QStringLiteral(" | ")).toStdString();
+    EXPECT_TRUE(activities.contains(QStringLiteral("Reading the image…")))
+        << activities.join(QStringLiteral(" | ")).toStdString();
     EXPECT_TRUE(chat->turnActivity().isEmpty());
     pumpEvents(300);
     EXPECT_TRUE(saveScreenshot(window, QStringLiteral("chat-image")));
@@ -110,9 +121,11 @@ TEST(DesktopVision, AProjectorThatDoesNotFitIsDroppedWithItsReason) {
     EngineController* engine = app->engine();
     engine->loadModel(models.filePath(QStringLiteral("vision-model.gguf")), 0, 2048, QStringLiteral("cpu"),
                       models.filePath(QStringLiteral("mmproj-broken.gguf")));
-    ASSERT_TRUE(waitUntil([&] { return engine->state() == EngineController::Ready; })) << engine->lastError().toStdString();
+    ASSERT_TRUE(waitUntil([&] { return engine->state() == EngineController::Ready; }))
+        << engine->lastError().toStdString();
     EXPECT_FALSE(engine->canSeeImages());
-    EXPECT_TRUE(engine->projectorProblem().contains(QStringLiteral("mmproj-broken.gguf"))) << engine->projectorProblem().toStdString();
+    EXPECT_TRUE(engine->projectorProblem().contains(QStringLiteral("mmproj-broken.gguf")))
+        << engine->projectorProblem().toStdString();
     EXPECT_FALSE(engine->projectorProblem().contains(QLatin1Char('\n')));
 
     app->chat()->attachFiles({QUrl::fromLocalFile(imageFile())});

@@ -53,8 +53,10 @@ int main(int argc, char** argv) {
     for (int i = 4; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--batch") batch = std::stoll(argv[i + 1]);
-        else if (a == "--embed") embed_arg = argv[i + 1];
-        else if (a == "--rope") rope_arg = argv[i + 1];
+        else if (a == "--embed")
+            embed_arg = argv[i + 1];
+        else if (a == "--rope")
+            rope_arg = argv[i + 1];
         else if (a == "--mtp-steps") mtp_steps = std::stoll(argv[i + 1]);
         else if (a == "--kv") kv = std::string(argv[i + 1]) == "f16" ? ember::KvCacheType::f16
                                    : std::string(argv[i + 1]) == "q8_0" ? ember::KvCacheType::q8_0
@@ -88,8 +90,8 @@ int main(int argc, char** argv) {
         std::vector<float> logits, hidden, all_logits, all_hidden;
         for (int64_t first = 0; first < n; first += step) {
             const int64_t len = std::min(step, n - first);
-            const auto chunk = std::span<const int32_t>(tokens).subspan(static_cast<size_t>(first),
-                                                                        static_cast<size_t>(len));
+            const auto chunk =
+                std::span<const int32_t>(tokens).subspan(static_cast<size_t>(first), static_cast<size_t>(len));
             ember::ForwardRequest r{chunk, static_cast<int32_t>(first), true};
             r.hidden = &hidden;
             // This chunk's share of the image rows and of the M-RoPE positions.

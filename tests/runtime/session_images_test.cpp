@@ -63,7 +63,9 @@ vision::Image image(int64_t width, int64_t height, uint8_t seed) {
     return im;
 }
 
-std::filesystem::path vision_model() { return fixture_path("qwen35moe") / "qwen35moe-vision-f32.gguf"; }
+std::filesystem::path vision_model() {
+    return fixture_path("qwen35moe") / "qwen35moe-vision-f32.gguf";
+}
 
 std::shared_ptr<LoadedModel> load_with_fake(FakeProjector** fake = nullptr, const std::string& speculation = "auto") {
     LoadOptions options;
@@ -131,7 +133,8 @@ TEST(SessionImages, RowsAndPositionsFollowTheSpec) {
     std::vector<int32_t> t, h, w;
     for (size_t i = 0; i < s; ++i) t.push_back(static_cast<int32_t>(i)), h.push_back(t.back()), w.push_back(t.back());
     for (int32_t row = 0; row < 2; ++row)
-        for (int32_t col = 0; col < 3; ++col) t.push_back(int32_t(s)), h.push_back(int32_t(s) + row), w.push_back(int32_t(s) + col);
+        for (int32_t col = 0; col < 3; ++col)
+            t.push_back(int32_t(s)), h.push_back(int32_t(s) + row), w.push_back(int32_t(s) + col);
     for (size_t i = s + 6; i < prompt_len; ++i) {
         t.push_back(static_cast<int32_t>(s + 3 + (i - s - 6)));
         h.push_back(t.back());
@@ -232,7 +235,9 @@ void expect_drafted_equals_plain(const std::shared_ptr<LoadedModel>& model, cons
 
 }  // namespace
 
-TEST(SessionImages, MtpGreedyWithImagesIsTokenForTokenPlainDecoding) { expect_drafted_equals_plain(load_with_fake(), "mtp"); }
+TEST(SessionImages, MtpGreedyWithImagesIsTokenForTokenPlainDecoding) {
+    expect_drafted_equals_plain(load_with_fake(), "mtp");
+}
 
 TEST(SessionImages, ErrorsAreOneLine) {
     LoadOptions options;

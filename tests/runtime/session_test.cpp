@@ -92,7 +92,9 @@ TEST(Session, RecurrentChatFollowUpReusesAllButTheGenerationPrompt) {
     chat::RenderRequest without_generation_prompt = conversation;
     without_generation_prompt.add_generation_prompt = false;
     const size_t conversation_end =
-        model->tokenizer().encode(chat::apply_template(*model->chat_template(), without_generation_prompt), false, true).size();
+        model->tokenizer()
+            .encode(chat::apply_template(*model->chat_template(), without_generation_prompt), false, true)
+            .size();
     conversation.messages.push_back({{"role", "assistant"}, {"content", first.content}});
     conversation.messages.push_back({{"role", "user"}, {"content", "and then"}});
     const GenerationResult second = session.chat(conversation, options);

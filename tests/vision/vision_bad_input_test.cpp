@@ -93,8 +93,8 @@ std::vector<std::byte> jpeg_with_orientation(int width, int height, int orientat
     for (int y = 0; y < height; ++y)
         for (int x = 0; x < width; ++x) {
             uint8_t* p = &rgb[static_cast<size_t>((y * width + x) * 3)];
-            p[0] = x < width / 2 ? 250 : 5;  // left half red
-            p[1] = y < height / 2 ? 250 : 5; // top half green
+            p[0] = x < width / 2 ? 250 : 5;   // left half red
+            p[1] = y < height / 2 ? 250 : 5;  // top half green
             p[2] = 5;
         }
     std::vector<uint8_t> jpeg;
@@ -104,8 +104,9 @@ std::vector<std::byte> jpeg_with_orientation(int width, int height, int orientat
             out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
         },
         &jpeg, width, height, 3, rgb.data(), 95);
-    const uint8_t tiff[] = {'M', 'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1,
-                            0, static_cast<uint8_t>(orientation), 0, 0, 0, 0, 0, 0};
+    const uint8_t tiff[] = {'M',  'M',  0, 42, 0, 0, 0, 8, 0, 1,
+                            0x01, 0x12, 0, 3,  0, 0, 0, 1, 0, static_cast<uint8_t>(orientation),
+                            0,    0,    0, 0,  0, 0};
     std::vector<uint8_t> app1 = {0xFF, 0xE1, 0, 0, 'E', 'x', 'i', 'f', 0, 0};
     app1.insert(app1.end(), std::begin(tiff), std::end(tiff));
     app1[2] = static_cast<uint8_t>((app1.size() - 2) >> 8);

@@ -59,8 +59,12 @@ void check_variant(const std::string& file, const std::string& ref) {
     }
 }
 
-TEST(VisionEncode, F32MatchesReference) { check_variant("mmproj-F32.gguf", "embedding_f32.f32"); }
-TEST(VisionEncode, F16MatchesReference) { check_variant("mmproj-F16.gguf", "embedding_f16.f32"); }
+TEST(VisionEncode, F32MatchesReference) {
+    check_variant("mmproj-F32.gguf", "embedding_f32.f32");
+}
+TEST(VisionEncode, F16MatchesReference) {
+    check_variant("mmproj-F16.gguf", "embedding_f16.f32");
+}
 
 TEST(VisionPairing, MismatchNamesBothFiles) {
     auto backend = make_cpu_backend();

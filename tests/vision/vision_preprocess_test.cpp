@@ -11,10 +11,12 @@ namespace ember::vision {
 namespace {
 
 TEST(SmartResize, SpecVectors) {
-    struct Case { int64_t h, w, min, max, out_h, out_w; };
+    struct Case {
+        int64_t h, w, min, max, out_h, out_w;
+    };
     const Case cases[] = {
-        {750, 1000, 65536, 16777216, 736, 992},  {240, 400, 65536, 16777216, 256, 384},
-        {336, 592, 65536, 16777216, 320, 576},   {100, 100, 65536, 16777216, 256, 256},
+        {750, 1000, 65536, 16777216, 736, 992},    {240, 400, 65536, 16777216, 256, 384},
+        {336, 592, 65536, 16777216, 320, 576},     {100, 100, 65536, 16777216, 256, 256},
         {6000, 8000, 65536, 16777216, 3520, 4704}, {6000, 8000, 8 * 1024, 4096 * 1024, 1760, 2336},
     };
     for (const Case& c : cases) {
@@ -48,8 +50,8 @@ TEST(Preprocess, MatchesReferenceOnNineSizes) {
         EXPECT_EQ(g.height, c["out_h"].get<int64_t>());
         EXPECT_EQ(g.width, c["out_w"].get<int64_t>());
         EXPECT_EQ(downscaled_by_limits(image.height, image.width, 16, 2, limits), c["downscaled"].get<bool>());
-        const std::vector<float> got = preprocess(image, g, 16, std::span<const float, 3>(half),
-                                                  std::span<const float, 3>(half));
+        const std::vector<float> got =
+            preprocess(image, g, 16, std::span<const float, 3>(half), std::span<const float, 3>(half));
         const std::vector<float> want = test::read_raw<float>(test::vision_fixture("pre_" + name + ".f32"));
         ASSERT_EQ(got.size(), want.size());
         // Both round the resampled value to 8 bits; an exact .5 tie computed in another order may round apart.
@@ -82,7 +84,8 @@ TEST(Preprocess, PatchOrderIsMergeBlocks) {
     const ImageGrid g = smart_resize(64, 64, 16, 2, {1024, 1 << 20});
     ASSERT_EQ(g.patch_rows, 4);
     const float zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
-    const std::vector<float> p = preprocess(image, g, 16, std::span<const float, 3>(zero), std::span<const float, 3>(one));
+    const std::vector<float> p =
+        preprocess(image, g, 16, std::span<const float, 3>(zero), std::span<const float, 3>(one));
     for (int n = 0; n < 16; ++n) {
         const int br = n / 8, bc = (n / 4) % 2, dy = (n % 4) / 2, dx = n % 2;
         const int row = br * 2 + dy, col = bc * 2 + dx;

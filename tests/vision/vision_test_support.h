@@ -14,7 +14,9 @@
 
 namespace ember::test {
 
-inline std::filesystem::path vision_fixture(const std::string& name) { return fixture_path("vision") / name; }
+inline std::filesystem::path vision_fixture(const std::string& name) {
+    return fixture_path("vision") / name;
+}
 
 template <typename T>
 std::vector<T> read_raw(const std::filesystem::path& path) {

@@ -50,9 +50,9 @@ chat::RenderRequest buildRenderRequest(const QList<ChatMessage>& branch, const P
             continue;
         }
         // Without sendImages, images stay with the conversation and the model reads only the text.
-        nlohmann::ordered_json message = {
-            {"role", m.role.toStdString()},
-            {"content", question ? questionContent(m, options, images) : nlohmann::ordered_json(m.content.toStdString())}};
+        nlohmann::ordered_json message = {{"role", m.role.toStdString()},
+                                          {"content", question ? questionContent(m, options, images)
+                                                               : nlohmann::ordered_json(m.content.toStdString())}};
         if (m.role == QLatin1String("assistant") && options.preserveThinking && !m.reasoning.isEmpty())
             message["reasoning_content"] = m.reasoning.toStdString();
         request.messages.push_back(std::move(message));

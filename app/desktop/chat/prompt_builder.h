@@ -8,8 +8,8 @@
 #include <QList>
 
 #include "chat_message.h"
-#include "engine/engine_types.h"
 #include "ember/chat.h"
+#include "engine/engine_types.h"
 
 namespace ember::desktop {
 

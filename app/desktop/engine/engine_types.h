@@ -59,8 +59,8 @@ struct TurnStats {
     qint64 promptTokens = 0;
     qint64 reusedTokens = 0;
     qint64 generatedTokens = 0;
-    qint64 imageTokens = 0;               // prompt tokens that are image embeddings
-    double imageSeconds = 0;              // encoding the turn's images
+    qint64 imageTokens = 0;   // prompt tokens that are image embeddings
+    double imageSeconds = 0;  // encoding the turn's images
     double prefillSeconds = 0;
     double decodeSeconds = 0;
     double timeToFirstTokenSeconds = -1;  // from the start of the turn to its first streamed text

@@ -221,17 +221,18 @@ std::vector<vision::Image> EngineWorker::decodeImages(const TurnRequest& request
     if (!projector) return images;
     for (const TurnImage& attached : request.images) {
         const auto* bytes = reinterpret_cast<const std::byte*>(attached.data.constData());
-        vision::Image image = vision::decode_image({bytes, static_cast<size_t>(attached.data.size())},
-                                                   attached.name.toStdString());
+        vision::Image image =
+            vision::decode_image({bytes, static_cast<size_t>(attached.data.size())}, attached.name.toStdString());
         const vision::ImageGrid grid = projector->grid(image);
         if (vision::downscaled_by_limits(image.height, image.width, projector->patch_size(), projector->merge(),
                                          projector->limits()))
-            Q_EMIT imageNotice(request.id, tr("%1 is %2 × %3 pixels: the model reads it downscaled to %4 × %5, its limit.")
-                                               .arg(attached.name)
-                                               .arg(image.width)
-                                               .arg(image.height)
-                                               .arg(grid.width)
-                                               .arg(grid.height));
+            Q_EMIT imageNotice(request.id,
+                               tr("%1 is %2 × %3 pixels: the model reads it downscaled to %4 × %5, its limit.")
+                                   .arg(attached.name)
+                                   .arg(image.width)
+                                   .arg(image.height)
+                                   .arg(grid.width)
+                                   .arg(grid.height));
         images.push_back(std::move(image));
     }
     return images;

@@ -53,7 +53,7 @@ Q_SIGNALS:
     void modelUnloaded();
     void turnStarted(quint64 id);
     void streamReady();  // text waits in the StreamBuffer
-    void readingImage(quint64 turnId, int done, int total);  // the turn's images are being encoded
+    void readingImage(quint64 turnId, int done, int total);   // the turn's images are being encoded
     void imageNotice(quint64 turnId, const QString& notice);  // e.g. an image read downscaled to the model's limit
     void turnFinished(const ember::desktop::TurnOutcome& outcome);
 

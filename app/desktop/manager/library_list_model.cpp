@@ -32,11 +32,20 @@ int LibraryListModel::rowCount(const QModelIndex& parent) const {
 }
 
 QHash<int, QByteArray> LibraryListModel::roleNames() const {
-    return {{IdRole, "entryId"},       {NameRole, "name"},         {PathRole, "path"},
-            {SizeRole, "sizeBytes"},   {QuantRole, "quant"},       {ArchitectureRole, "architecture"},
-            {ContextRole, "contextLength"}, {CapabilitiesRole, "capabilities"}, {StatusRole, "status"},
-            {ErrorRole, "error"},      {SourceRole, "source"},     {CatalogIdRole, "catalogId"},
-            {HasProjectorRole, "hasProjector"}, {ProjectorRole, "projector"}};
+    return {{IdRole, "entryId"},
+            {NameRole, "name"},
+            {PathRole, "path"},
+            {SizeRole, "sizeBytes"},
+            {QuantRole, "quant"},
+            {ArchitectureRole, "architecture"},
+            {ContextRole, "contextLength"},
+            {CapabilitiesRole, "capabilities"},
+            {StatusRole, "status"},
+            {ErrorRole, "error"},
+            {SourceRole, "source"},
+            {CatalogIdRole, "catalogId"},
+            {HasProjectorRole, "hasProjector"},
+            {ProjectorRole, "projector"}};
 }
 
 QVariant LibraryListModel::data(const QModelIndex& index, int role) const {

@@ -24,8 +24,12 @@ void CpuBackend::unary(UnaryOp op, const Tensor& x, const Tensor& out) {
                 case UnaryOp::sigmoid: for (int64_t i = 0; i < x.cols; ++i) o[i] = sigmoid(in[i]); break;
                 case UnaryOp::softplus: for (int64_t i = 0; i < x.cols; ++i) o[i] = softplus(in[i]); break;
                 case UnaryOp::exp: for (int64_t i = 0; i < x.cols; ++i) o[i] = std::exp(in[i]); break;
-                case UnaryOp::gelu_tanh: for (int64_t i = 0; i < x.cols; ++i) o[i] = gelu_tanh(in[i]); break;
-                case UnaryOp::gelu_erf: for (int64_t i = 0; i < x.cols; ++i) o[i] = gelu_erf(in[i]); break;
+                case UnaryOp::gelu_tanh:
+                    for (int64_t i = 0; i < x.cols; ++i) o[i] = gelu_tanh(in[i]);
+                    break;
+                case UnaryOp::gelu_erf:
+                    for (int64_t i = 0; i < x.cols; ++i) o[i] = gelu_erf(in[i]);
+                    break;
             }
         }
     });

@@ -14,6 +14,8 @@ inline float gelu_tanh(float x) {
     constexpr float sqrt_2_over_pi = 0.7978845608028654f;
     return 0.5f * x * (1.0f + std::tanh(sqrt_2_over_pi * (x + 0.044715f * x * x * x)));
 }
-inline float gelu_erf(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); }
+inline float gelu_erf(float x) {
+    return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
+}
 
 }  // namespace ember::cpu_backend

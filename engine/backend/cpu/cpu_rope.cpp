@@ -35,8 +35,8 @@ void CpuBackend::rope(const Tensor& x, int head_dim, std::span<const int32_t> po
         float sin_table[512];
         for (int64_t r = begin; r < end; ++r) {
             for (int i = 0; i < half && i < 512; ++i) {
-                const double theta = rope_angle::theta(p, i, positions, static_cast<size_t>(x.rows),
-                                                       static_cast<size_t>(r), factors);
+                const double theta =
+                    rope_angle::theta(p, i, positions, static_cast<size_t>(x.rows), static_cast<size_t>(r), factors);
                 cos_table[i] = static_cast<float>(std::cos(theta));
                 sin_table[i] = static_cast<float>(std::sin(theta));
             }

@@ -21,8 +21,10 @@ gk::Unary unary_of(UnaryOp op) {
         case UnaryOp::silu: return gk::Unary::silu;
         case UnaryOp::sigmoid: return gk::Unary::sigmoid;
         case UnaryOp::softplus: return gk::Unary::softplus;
-        case UnaryOp::gelu_tanh: return gk::Unary::gelu;
-        case UnaryOp::gelu_erf: return gk::Unary::gelu_erf;
+        case UnaryOp::gelu_tanh:
+            return gk::Unary::gelu;
+        case UnaryOp::gelu_erf:
+            return gk::Unary::gelu_erf;
         default: return gk::Unary::exp;
     }
 }

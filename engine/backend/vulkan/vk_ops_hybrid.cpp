@@ -34,8 +34,12 @@ void VulkanBackend::unary(UnaryOp op, const Tensor& x, const Tensor& out) {
         case UnaryOp::sigmoid: e = Elementwise::sigmoid; break;
         case UnaryOp::softplus: e = Elementwise::softplus; break;
         case UnaryOp::exp: e = Elementwise::exp; break;
-        case UnaryOp::gelu_tanh: e = Elementwise::gelu_tanh; break;
-        case UnaryOp::gelu_erf: e = Elementwise::gelu_erf; break;
+        case UnaryOp::gelu_tanh:
+            e = Elementwise::gelu_tanh;
+            break;
+        case UnaryOp::gelu_erf:
+            e = Elementwise::gelu_erf;
+            break;
     }
     elementwise(e, x, nullptr, 0.0f, out);
 }

@@ -97,8 +97,17 @@ public:
 
 private:
     enum class Elementwise : uint32_t {
-        add = 0, mul = 1, scale = 2, swiglu = 3, geglu = 4, silu = 5, sigmoid = 6, softplus = 7, exp = 8,
-        gelu_tanh = 9, gelu_erf = 10
+        add = 0,
+        mul = 1,
+        scale = 2,
+        swiglu = 3,
+        geglu = 4,
+        silu = 5,
+        sigmoid = 6,
+        softplus = 7,
+        exp = 8,
+        gelu_tanh = 9,
+        gelu_erf = 10
     };
     void elementwise(Elementwise op, const Tensor& a, const Tensor* b, float s, const Tensor& out);
     enum class Norm : uint32_t { rms = 0, l2 = 1, rms_gated = 2, layer = 3 };
