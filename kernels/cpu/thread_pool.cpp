@@ -3,6 +3,7 @@
 // the caller runs chunk 0. Workers spin briefly before sleeping, so that back-to-back matrix products (one per
 // layer and token) do not pay a wake-up each.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -22,8 +23,26 @@
 namespace ember::cpu {
 
 namespace {
-constexpr int kSpinIterations = 1000;  // some tens of microseconds
+
+// How long a worker waiting for the next job, or the caller waiting for the workers, spins before it sleeps.
+// Decode runs hundreds of small products a token with short serial steps between them; a sleeping worker pays a
+// futex wake-up (tens of microseconds) on each.
+constexpr auto kSpinTime = std::chrono::microseconds(200);
+
+// Spins until done() or kSpinTime has passed; returns done().
+template <typename Done>
+bool spin_until(Done&& done) {
+    const auto until = std::chrono::steady_clock::now() + kSpinTime;
+    for (;;) {
+        for (int i = 0; i < 32; ++i) {
+            if (done()) return true;
+            EMBER_CPU_RELAX();
+        }
+        if (std::chrono::steady_clock::now() >= until) return done();
+    }
 }
+
+}  // namespace
 
 struct ThreadPool::State {
     int n_threads = 1;
@@ -58,8 +77,7 @@ struct ThreadPool::State {
     void worker_loop(int index) {
         uint64_t seen = 0;
         for (;;) {
-            for (int i = 0; i < kSpinIterations && generation.load(std::memory_order_acquire) == seen; ++i)
-                EMBER_CPU_RELAX();
+            spin_until([&] { return generation.load(std::memory_order_acquire) != seen; });
             Task t;
             void* c;
             int64_t total;
@@ -123,7 +141,7 @@ void ThreadPool::run(int64_t n, Task task, void* ctx) {
     }
     s.wake.notify_all();
     s.run_chunk(task, ctx, n, chunks, 0);
-    for (int i = 0; i < kSpinIterations && s.pending.load(std::memory_order_acquire) != 0; ++i) EMBER_CPU_RELAX();
+    spin_until([&] { return s.pending.load(std::memory_order_acquire) == 0; });
     std::exception_ptr error;
     {
         std::unique_lock lock(s.mutex);
