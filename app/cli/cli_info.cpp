@@ -31,7 +31,7 @@ int run_info(const Args& args) {
               << "  chat template         " << (caps.has_chat_template ? "yes" : "no") << "\n";
     if (caps.architecture.empty()) return 0;
     if (!caps.vision_projector)
-        if (const auto projector = projector_beside(args[0]))
+        if (const auto projector = vision::fitting_projector_beside(args[0]))
             std::cout << "  paired projector      " << projector->string() << "\n";
     // The device choice of `ember-cli run` with no --backend, at its default context.
     try {

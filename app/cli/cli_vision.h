@@ -16,11 +16,8 @@
 
 namespace ember::cli {
 
-// --mmproj when given; else the first mmproj*.gguf beside the model (vision::projectors_beside order) whose
-// projection_dim is the model's embedding length; none with --no-mmproj or when nothing fits.
+// --mmproj when given; none with --no-mmproj; else vision::fitting_projector_beside.
 std::optional<std::filesystem::path> projector_for(const std::filesystem::path& model, const VisionArgs& vision);
-// The projector beside a model that projector_for would pair (none for a file that is not a text model).
-std::optional<std::filesystem::path> projector_beside(const std::filesystem::path& model);
 
 // Decodes the --image files; an unreadable or corrupt one is an ember::Error naming it.
 std::vector<vision::Image> load_images(const std::vector<std::string>& paths);

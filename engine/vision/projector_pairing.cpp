@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// A model and its projector: the projection_dim check with its one-line error, and the mmproj files beside a model.
+// A model and its projector: the projection_dim check with its one-line error, the mmproj files beside a model and
+// the one a model pairs with.
 #include <algorithm>
 #include <cctype>
 #include <set>
 
+#include "ember/gguf.h"
 #include "ember/vision.h"
 
 namespace ember::vision {
@@ -81,6 +83,28 @@ std::vector<std::filesystem::path> projectors_beside(const std::filesystem::path
     std::vector<std::filesystem::path> out;
     for (const Ranked& r : ranked) out.push_back(r.path);
     return out;
+}
+
+std::optional<std::filesystem::path> fitting_projector_beside(const std::filesystem::path& model_path) {
+    int64_t n_embd = 0;
+    try {
+        const gguf::File file = gguf::File::open(model_path);
+        const std::string arch(file.get_string("general.architecture", ""));
+        if (arch.empty() || arch == "clip") return std::nullopt;
+        n_embd = file.get_int(arch + ".embedding_length", 0);
+    } catch (const std::exception&) {
+        return std::nullopt;  // the model's own load reports what is wrong with it
+    }
+    if (n_embd <= 0) return std::nullopt;
+    for (const std::filesystem::path& candidate : projectors_beside(model_path)) {
+        try {
+            const gguf::File file = gguf::File::open(candidate);
+            if (read_projector_info(file, candidate).projection_dim == n_embd) return candidate;
+        } catch (const std::exception&) {
+            // not a projector this engine reads: look at the next one
+        }
+    }
+    return std::nullopt;
 }
 
 }  // namespace ember::vision

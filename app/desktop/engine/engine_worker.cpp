@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine_worker.h"
 
-#include <QDir>
 #include <QElapsedTimer>
-#include <QFileInfo>
 #include <QLoggingCategory>
 #include <QThread>
 
@@ -24,24 +22,10 @@ bool templateMentions(const std::optional<std::string>& source, std::string_view
     return source && source->find(word) != std::string::npos;
 }
 
-// Whether a projector file feeds embeddings of the model's width (read from the keys alone: cheap, no weights).
-bool projectorFitsModel(const std::filesystem::path& projector, const std::filesystem::path& model) {
-    try {
-        const gguf::File p = gguf::File::open(projector);
-        const gguf::File m = gguf::File::open(model);
-        const std::string arch(m.get_string("general.architecture"));
-        return p.get_int("clip.vision.projection_dim", -1) == m.get_int(arch + ".embedding_length", -2);
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
-// The projector to pair: the one asked for, else the first beside the model that fits it.
+// The projector to pair: the one asked for, else the one beside the model that fits it.
 std::optional<std::filesystem::path> projectorToPair(const QString& asked, const QString& model) {
     if (!asked.isEmpty()) return asked.toStdString();
-    for (const std::filesystem::path& candidate : vision::projectors_beside(model.toStdString()))
-        if (projectorFitsModel(candidate, model.toStdString())) return candidate;
-    return std::nullopt;
+    return vision::fitting_projector_beside(model.toStdString());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -115,5 +116,9 @@ std::string projector_mismatch(const Projector& projector, int64_t n_embd, const
 
 // The projector files that sit beside a model (mmproj*.gguf in its folder), best first.
 std::vector<std::filesystem::path> projectors_beside(const std::filesystem::path& model_path);
+// The projector a model pairs with when none is named: the first of projectors_beside that Ember reads and whose
+// projection_dim is the model's embedding length (from the keys and tensor table alone: no weights are read);
+// none for a file that is not a text model or when nothing fits.
+std::optional<std::filesystem::path> fitting_projector_beside(const std::filesystem::path& model_path);
 
 }  // namespace ember::vision
