@@ -22,6 +22,19 @@ namespace {
 
 using namespace ember::op_suite;
 
+std::vector<int32_t> consecutive(int32_t first, int64_t count) {  // first, first + 1, ...
+    std::vector<int32_t> v(static_cast<size_t>(count));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = first + static_cast<int32_t>(i);
+    return v;
+}
+
+// "f16 cache, 8/2 heads of 64, 137 rows, 100 tokens"
+std::string attention_case(TensorType cache_type, const AttentionParams& p, int64_t n_kv, int64_t tokens) {
+    return std::string(gguf::traits(cache_type).name) + " cache, " + std::to_string(p.n_head) + "/" +
+           std::to_string(p.n_head_kv) + " heads of " + std::to_string(p.head_dim) + ", " + std::to_string(n_kv) +
+           " rows, " + std::to_string(tokens) + " tokens";
+}
+
 TEST_P(BackendOps, GetRowsOfEveryType) {
     for (const gguf::TypeTraits& t : gguf::known_types()) {
         if (!quant::can_quantize(t.type) || !quant::can_dequantize(t.type) || t.type == TensorType::Q8_K) continue;
@@ -258,10 +271,8 @@ TEST_P(BackendOps, AttentionOverEveryCacheType) {
             const Tensor v_cache = output(cache_type, capacity, kv_cols);
             // n_kv positions in two batches: a prefill and a verify-like batch of 3.
             const std::vector<float> k = random(n_kv * kv_cols), v = random(n_kv * kv_cols);
-            std::vector<int32_t> first(static_cast<size_t>(prefill)), second = {static_cast<int32_t>(prefill),
-                                                                              static_cast<int32_t>(prefill + 1),
-                                                                              static_cast<int32_t>(prefill + 2)};
-            for (int64_t i = 0; i < prefill; ++i) first[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+            const std::vector<int32_t> first = consecutive(0, prefill),
+                                       second = consecutive(static_cast<int32_t>(prefill), 3);
             backend_->store_kv(upload_f32(prefill, kv_cols, {k.begin(), k.begin() + prefill * kv_cols}),
                                upload_f32(prefill, kv_cols, {v.begin(), v.begin() + prefill * kv_cols}), k_cache,
                                v_cache, first);
@@ -317,8 +328,7 @@ TEST_P(BackendOps, AttentionOverLongContextsAndWideGroups) {
         int64_t n_kv;
         std::vector<int32_t> positions;
     };
-    std::vector<int32_t> prefill(128);
-    for (size_t i = 0; i < prefill.size(); ++i) prefill[i] = static_cast<int32_t>(i);
+    const std::vector<int32_t> prefill = consecutive(0, 128);
     const Case cases[] = {
         {{16, 2, 128, 0.088f}, 1100, {1099, 1098, 700, 40}},  // Qwen3.6's layout: groups of 8
         {{8, 1, 256, 0.0625f}, 1030, {1029}},
@@ -331,8 +341,7 @@ TEST_P(BackendOps, AttentionOverLongContextsAndWideGroups) {
         const AttentionParams& p = c.p;
         const int64_t kv_cols = int64_t{p.n_head_kv} * p.head_dim, q_cols = int64_t{p.n_head} * p.head_dim;
         const int64_t tokens = static_cast<int64_t>(c.positions.size());
-        std::vector<int32_t> rows(static_cast<size_t>(c.n_kv));
-        for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int32_t>(i);
+        const std::vector<int32_t> rows = consecutive(0, c.n_kv);
         for (TensorType cache_type : {TensorType::F32, TensorType::F16, TensorType::Q8_0}) {
             if (cache_type == TensorType::Q8_0 && p.head_dim % 32 != 0) continue;
             const Tensor k_cache = output(cache_type, c.n_kv + 5, kv_cols);
@@ -356,11 +365,7 @@ TEST_P(BackendOps, AttentionOverLongContextsAndWideGroups) {
             };
             const reference::Matrix want =
                 reference::attention(to_double(q), stored(k), stored(v), c.n_kv, c.positions, p);
-            const std::string what = std::string(gguf::traits(cache_type).name) + " cache, " +
-                                     std::to_string(p.n_head) + "/" + std::to_string(p.n_head_kv) + " heads of " +
-                                     std::to_string(p.head_dim) + ", " + std::to_string(c.n_kv) + " rows, " +
-                                     std::to_string(tokens) + " tokens";
-            expect_close(download(out), want, 1e-5, what.c_str());
+            expect_close(download(out), want, 1e-5, attention_case(cache_type, p, c.n_kv, tokens).c_str());
         }
     }
 }
@@ -375,18 +380,13 @@ TEST_P(BackendOps, AttentionOfManyQueries) {
         int64_t n_kv;
         std::vector<int32_t> positions;
     };
-    const auto run = [](int32_t first, int32_t count) {  // first, first + 1, ...
-        std::vector<int32_t> v(static_cast<size_t>(count));
-        for (int32_t i = 0; i < count; ++i) v[static_cast<size_t>(i)] = first + i;
-        return v;
-    };
-    std::vector<int32_t> scattered = run(0, 40);
+    std::vector<int32_t> scattered = consecutive(0, 40);
     std::shuffle(scattered.begin(), scattered.end(), std::mt19937(7));
     scattered[5] = 60;  // sees the whole cache
     const Case cases[] = {
-        {{8, 2, 64, 0.125f}, 137, run(37, 100)},                    // the last 100 of a 137-token prompt
+        {{8, 2, 64, 0.125f}, 137, consecutive(37, 100)},            // the last 100 of a 137-token prompt
         {{4, 4, 72, 0.118f}, 150, std::vector<int32_t>(150, 149)},  // an image of 150 patches
-        {{6, 2, 128, 0.088f}, 83, run(0, 70)},                      // rows 70..82 seen by none
+        {{6, 2, 128, 0.088f}, 83, consecutive(0, 70)},              // rows 70..82 seen by none
         {{2, 1, 32, 0.17f}, 45, scattered},
         {{3, 1, 80, 0.11f}, 65, std::vector<int32_t>(65, 64)},
         {{4, 4, 16, 0.25f}, 48, std::vector<int32_t>(48, 47)},  // the vision fixture's 48 patches
@@ -395,8 +395,7 @@ TEST_P(BackendOps, AttentionOfManyQueries) {
         const AttentionParams& p = c.p;
         const int64_t kv_cols = int64_t{p.n_head_kv} * p.head_dim, q_cols = int64_t{p.n_head} * p.head_dim;
         const int64_t tokens = static_cast<int64_t>(c.positions.size());
-        std::vector<int32_t> rows(static_cast<size_t>(c.n_kv));
-        for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int32_t>(i);
+        const std::vector<int32_t> rows = consecutive(0, c.n_kv);
         for (TensorType cache_type : {TensorType::F32, TensorType::F16}) {
             const std::vector<float> k = random(c.n_kv * kv_cols), v = random(c.n_kv * kv_cols);
             reference::Matrix k_stored, v_stored;
@@ -406,7 +405,7 @@ TEST_P(BackendOps, AttentionOfManyQueries) {
             const Tensor k_cache = output(cache_type, c.n_kv + 7, kv_cols);
             const Tensor v_cache = output(cache_type, c.n_kv + 7, kv_cols);
             const std::vector<float> nan(static_cast<size_t>(7 * kv_cols), std::nanf(""));
-            const std::vector<int32_t> tail = run(static_cast<int32_t>(c.n_kv), 7);
+            const std::vector<int32_t> tail = consecutive(static_cast<int32_t>(c.n_kv), 7);
             backend_->store_kv(upload_f32(7, kv_cols, nan), upload_f32(7, kv_cols, nan), k_cache, v_cache, tail);
             backend_->store_kv(upload_f32(c.n_kv, kv_cols, k), upload_f32(c.n_kv, kv_cols, v), k_cache, v_cache, rows);
             const std::vector<float> q = random(tokens * q_cols, 2.0f);
@@ -414,11 +413,7 @@ TEST_P(BackendOps, AttentionOfManyQueries) {
             backend_->attention(upload_f32(tokens, q_cols, q), k_cache, v_cache, c.n_kv, c.positions, p, out);
             const reference::Matrix want =
                 reference::attention(to_double(q), k_stored, v_stored, c.n_kv, c.positions, p);
-            const std::string what = std::string(gguf::traits(cache_type).name) + " cache, " +
-                                     std::to_string(p.n_head) + "/" + std::to_string(p.n_head_kv) + " heads of " +
-                                     std::to_string(p.head_dim) + ", " + std::to_string(c.n_kv) + " rows, " +
-                                     std::to_string(tokens) + " tokens";
-            expect_close(download(out), want, 1e-5, what.c_str());
+            expect_close(download(out), want, 1e-5, attention_case(cache_type, p, c.n_kv, tokens).c_str());
         }
     }
 }

@@ -67,10 +67,15 @@ std::filesystem::path vision_model() {
     return fixture_path("qwen35moe") / "qwen35moe-vision-f32.gguf";
 }
 
-std::shared_ptr<LoadedModel> load_with_fake(FakeProjector** fake = nullptr, const std::string& speculation = "auto") {
+LoadOptions cpu_options() {
     LoadOptions options;
     options.threads = 2;
     options.backend = "cpu";
+    return options;
+}
+
+std::shared_ptr<LoadedModel> load_with_fake(FakeProjector** fake = nullptr, const std::string& speculation = "auto") {
+    LoadOptions options = cpu_options();
     options.speculation = speculation;
     auto model = LoadedModel::load(vision_model(), options);
     auto projector = std::make_unique<FakeProjector>();
@@ -240,9 +245,7 @@ TEST(SessionImages, MtpGreedyWithImagesIsTokenForTokenPlainDecoding) {
 }
 
 TEST(SessionImages, ErrorsAreOneLine) {
-    LoadOptions options;
-    options.threads = 2;
-    options.backend = "cpu";
+    LoadOptions options = cpu_options();
     auto bare = LoadedModel::load(vision_model(), options);
     Session no_projector(bare);
     const std::vector<vision::Image> one{image(64, 64, 1)}, two{image(64, 64, 1), image(64, 64, 2)};
@@ -278,9 +281,7 @@ TEST(SessionImages, ErrorsAreOneLine) {
 }
 
 TEST(SessionImages, RealProjectorEndToEnd) {
-    LoadOptions options;
-    options.threads = 2;
-    options.backend = "cpu";
+    LoadOptions options = cpu_options();
     options.mmproj = fixture_path("vision") / "mmproj-F32.gguf";
     auto model = LoadedModel::load(vision_model(), options);
     ASSERT_NE(model->projector(), nullptr);
@@ -352,9 +353,7 @@ TEST(SessionImages, ImageRowsOnVulkanMatchTheCpu) {
 }
 
 TEST(SessionImages, DflashGreedyWithImagesIsTokenForTokenPlainDecoding) {
-    LoadOptions options;
-    options.threads = 2;
-    options.backend = "cpu";
+    LoadOptions options = cpu_options();
     options.draft_file = fixture_path("dflash") / "draft-qwen35moe-vision.gguf";
     auto model = LoadedModel::load(vision_model(), options);
     model->set_projector(std::make_unique<FakeProjector>());
