@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "backend/hip/step_recorder.h"
 
+#include <cstdio>
 #include <cstring>
 
+#include "backend/hip/gpu_profiler.h"
 #include "ember/error.h"
 
 namespace ember::gpu_backend {
@@ -23,10 +25,15 @@ void fail(const std::string& what, gpu::Error e) {
 
 StepRecorder::StepRecorder(const gpu_kernels::Launch& launch, bool graphs) : launch_(launch), graphs_(graphs) {
     check(gpu::event_create(&copied_), "creating an event");
+    if (GpuProfiler::wanted()) {
+        profiler_ = std::make_unique<GpuProfiler>(launch.stream);
+        graphs_ = false;  // a graph's launches cannot be timed one by one
+    }
     grow(kInitialArgs);
 }
 
 StepRecorder::~StepRecorder() {
+    if (profiler_) std::fputs(profiler_->report().c_str(), stderr);
     for (CachedGraph& g : graphs_lru_) release(gpu::graph_exec_destroy(g.exec));
     if (copied_) release(gpu::event_destroy(copied_));
     if (staging_) release(gpu::free_pinned(staging_));
@@ -74,7 +81,9 @@ size_t StepRecorder::stage(const void* data, size_t n) {
     return offset;
 }
 
-void StepRecorder::record(std::vector<uint64_t> key, LaunchFn fn) {
+void StepRecorder::record(std::vector<uint64_t> key, LaunchFn fn, std::string label) {
+    if (profiler_)
+        labels_.push_back(label.empty() ? std::string(reinterpret_cast<const char*>(key[0])) : std::move(label));
     signature_.push_back(key.size());
     signature_.insert(signature_.end(), key.begin(), key.end());
     pending_.push_back(std::move(fn));
@@ -90,6 +99,16 @@ uint64_t StepRecorder::hash(const std::vector<uint64_t>& v) {
 }
 
 void StepRecorder::run_eager(const std::byte* args) {
+    if (profiler_) {
+        profiler_->begin_step();
+        for (size_t i = 0; i < pending_.size(); ++i) {
+            pending_[i](launch_, args);
+            profiler_->after_launch(labels_[i]);
+        }
+        check(gpu::get_last_error(), "launching a kernel");
+        profiler_->end_step();
+        return;
+    }
     for (const LaunchFn& fn : pending_) fn(launch_, args);
     check(gpu::get_last_error(), "launching a kernel");
 }
@@ -151,6 +170,7 @@ void StepRecorder::flush() {
     }
     pending_.clear();
     signature_.clear();
+    labels_.clear();
     used_ = 0;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <list>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -49,8 +50,10 @@ public:
 
     // Copies n bytes of host arguments; returns their offset in the device argument area (16-byte aligned).
     size_t stage(const void* data, size_t n);
-    // Appends a launch; `key` must hold every value the launch depends on besides its staged arguments.
-    void record(std::vector<uint64_t> key, LaunchFn fn);
+    // Appends a launch; `key` must hold every value the launch depends on besides its staged arguments. `label`
+    // names it in a profile (EMBER_GPU_PROFILE); empty: the operation's name, key[0].
+    void record(std::vector<uint64_t> key, LaunchFn fn, std::string label = {});
+    bool profiling() const { return profiler_ != nullptr; }
     void flush();
     bool empty() const { return pending_.empty(); }
     const StepStats& stats() const { return stats_; }
@@ -68,6 +71,8 @@ private:
 
     gpu_kernels::Launch launch_;
     bool graphs_;
+    std::unique_ptr<class GpuProfiler> profiler_;  // only with EMBER_GPU_PROFILE; steps then run eagerly
+    std::vector<std::string> labels_;              // of the pending launches, when profiling
     std::vector<LaunchFn> pending_;
     std::vector<uint64_t> signature_;
     std::byte* staging_ = nullptr;       // pinned host memory
