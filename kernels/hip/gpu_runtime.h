@@ -83,6 +83,10 @@ inline void arch_name(const DeviceProp& p, char* out, size_t n) {
 }
 // Whether kernels may read ordinary (pageable) host memory, such as a file mapping, without registering it.
 inline bool reads_pageable_memory(const DeviceProp& p) { return p.pageableMemoryAccess != 0; }
+// Tensor cores with mma.sync on f16 (sm_80 and later: the kernels' mma path).
+inline bool has_matrix_cores(const DeviceProp& p) {
+    return p.major >= 8;
+}
 
 #else  // EMBER_GPU_HIP
 inline constexpr const char* kRuntimeName = "hip";
@@ -145,6 +149,9 @@ inline void arch_name(const DeviceProp& p, char* out, size_t n) {
     if (n) out[i] = '\0';
 }
 inline bool reads_pageable_memory(const DeviceProp& p) { return p.pageableMemoryAccess != 0; }
+inline bool has_matrix_cores(const DeviceProp&) {
+    return false;
+}  // RDNA3 WMMA: not written yet
 #endif
 
 }  // namespace ember::gpu

@@ -27,6 +27,7 @@ bool has_integer_matvec(uint32_t type);
 struct Launch {
     gpu::Stream stream = nullptr;
     int multiprocessors = 1;
+    bool matrix_cores = false;  // CUDA sm_80 and later: products of many tokens run on the tensor cores
 };
 
 // A weight matrix in GGUF's row layout.

@@ -3,6 +3,8 @@
 // BM weight rows x BN tokens: per step of 32 inputs it decodes the weight tile into shared memory as floats
 // (decode32, any type), stages the activations beside it, and each of its 256 threads accumulates a 4 x 4
 // sub-tile. The expert form first groups the slots by expert, then runs the same tiles over each expert's slots.
+// Block-quantized weights on a device with tensor cores take matmul_mma.cu's tiles instead.
+#include "matmul_mma.cuh"
 #include "matvec_common.cuh"
 
 namespace ember::gpu_kernels {
@@ -165,6 +167,10 @@ bool weight_type_supported(uint32_t type) {
 }
 
 void matmul_tiled(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias) {
+    if (mma_available(l, w.type)) {
+        matmul_mma(l, w, x, out, bias);
+        return;
+    }
     constexpr int BN = 64, BM = 4096 / BN;
     const dim3 grid(static_cast<unsigned>((w.rows + BM - 1) / BM), static_cast<unsigned>((x.rows + BN - 1) / BN));
     dispatch_weight_type(w.type, [&]<int T>() {
@@ -188,6 +194,10 @@ void matmul_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts
     int32_t* list = cursor + n_experts;
     group_slots_kernel<<<1, 1024, 0, l.stream>>>(ids, slots, n_experts, offsets, cursor, list, out.data, out.stride,
                                                   out.cols);
+    if (mma_available(l, w.type)) {
+        matmul_experts_mma(l, w, n_experts, x, x_per_slot, k, offsets, list, slots, out);
+        return;
+    }
     const dim3 grid(static_cast<unsigned>((rows + BM - 1) / BM), static_cast<unsigned>(n_experts));
     dispatch_weight_type(w.type, [&]<int T>() {
         tiled_kernel<T, BN><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, rows, w.cols, n_experts, x.data,

@@ -3,13 +3,27 @@
 #include "backend/hip/gpu_backend.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <string_view>
 
 #include "backend/hip/gpu_buffers.h"
 #include "backend/hip/gpu_key.h"
+#include "ember/gguf.h"
 
 namespace ember::gpu_backend {
 
 namespace gk = gpu_kernels;
+
+namespace {
+
+// A switch in the environment set to 0 (for side-by-side measurements).
+bool env_off(const char* name) {
+    const char* v = std::getenv(name);
+    return v && std::string_view(v) == "0";
+}
+
+}  // namespace
 
 GpuContext::GpuContext(const GpuBackendOptions& opts) : options(opts) {
     int count = 0;
@@ -29,6 +43,7 @@ GpuContext::GpuContext(const GpuBackendOptions& opts) : options(opts) {
     arch = name;
     check(gpu::stream_create(&launch.stream), "creating a stream");
     launch.multiprocessors = prop.multiProcessorCount;
+    launch.matrix_cores = gpu::has_matrix_cores(prop) && !env_off("EMBER_GPU_TENSOR_CORES");
     steps = std::make_unique<StepRecorder>(launch, options.graphs);
 }
 
@@ -115,6 +130,15 @@ void GpuBackend::read(const Tensor& src, std::span<std::byte> dst) {
 
 void GpuBackend::synchronize() { ctx_->synchronize(); }
 
+void GpuBackend::record_product(const gk::Weights& w, std::vector<uint64_t> key, LaunchFn fn) {
+    std::string label;
+    if (ctx_->steps->profiling())
+        label = std::string(reinterpret_cast<const char*>(key[0])) + " " +
+                std::string(gguf::traits(static_cast<gguf::TensorType>(w.type)).name) + " " + std::to_string(w.rows) +
+                "x" + std::to_string(w.cols);
+    ctx_->steps->record(std::move(key), std::move(fn), std::move(label));
+}
+
 std::byte* GpuBackend::scratch(Scratch kind, size_t bytes) {
     std::unique_ptr<Buffer>& s = scratch_[kind];
     if (!s || s->size() < bytes) {
@@ -152,16 +176,17 @@ void GpuBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, con
     const bool blocks_of_32 = w.cols % 32 == 0;
     if (x.rows <= gk::kMaxMatvecTokens && blocks_of_32 && gk::has_integer_matvec(wv.type)) {
         auto* xq = scratch(kActivations, gk::q8_1_bytes(x.rows, x.cols));
-        record(launch_key("matvec_integer", wv, xv, ov, bv, xq), [=](const gk::Launch& l, const std::byte*) {
-            gk::quantize_q8_1(l, xv, xq);
-            gk::matvec_integer(l, wv, xq, xv.rows, ov, bv);
-        });
+        record_product(wv, launch_key("matvec_integer", wv, xv, ov, bv, xq),
+                       [=](const gk::Launch& l, const std::byte*) {
+                           gk::quantize_q8_1(l, xv, xq);
+                           gk::matvec_integer(l, wv, xq, xv.rows, ov, bv);
+                       });
     } else if (x.rows <= gk::kMaxMatvecTokens) {
-        record(launch_key("matvec_float", wv, xv, ov, bv),
-               [=](const gk::Launch& l, const std::byte*) { gk::matvec_float(l, wv, xv, ov, bv); });
+        record_product(wv, launch_key("matvec_float", wv, xv, ov, bv),
+                       [=](const gk::Launch& l, const std::byte*) { gk::matvec_float(l, wv, xv, ov, bv); });
     } else {  // rows that end mid-chunk (float weights) too
-        record(launch_key("matmul_tiled", wv, xv, ov, bv),
-               [=](const gk::Launch& l, const std::byte*) { gk::matmul_tiled(l, wv, xv, ov, bv); });
+        record_product(wv, launch_key("matmul_tiled", wv, xv, ov, bv),
+                       [=](const gk::Launch& l, const std::byte*) { gk::matmul_tiled(l, wv, xv, ov, bv); });
     }
 }
 
@@ -196,21 +221,22 @@ void GpuBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Tensor
     if (slots == 0) return;
     if (tokens <= gk::kMaxMatvecTokens && gk::has_integer_matvec(wv.type)) {
         auto* xq = scratch(kActivations, gk::q8_1_bytes(x.rows, x.cols));
-        record(launch_key("experts_integer", wv, n_experts, xv, idv, k, ov, xq),
-               [=](const gk::Launch& l, const std::byte*) {
-                   gk::quantize_q8_1(l, xv, xq);
-                   gk::matvec_experts_integer(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov);
-               });
+        record_product(wv, launch_key("experts_integer", wv, n_experts, xv, idv, k, ov, xq),
+                       [=](const gk::Launch& l, const std::byte*) {
+                           gk::quantize_q8_1(l, xv, xq);
+                           gk::matvec_experts_integer(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov);
+                       });
     } else if (tokens <= gk::kMaxMatvecTokens) {
-        record(launch_key("experts_float", wv, n_experts, xv, idv, k, ov), [=](const gk::Launch& l, const std::byte*) {
-            gk::matvec_experts_float(l, wv, n_experts, xv, per_slot, idv, tokens, k, ov);
-        });
+        record_product(wv, launch_key("experts_float", wv, n_experts, xv, idv, k, ov),
+                       [=](const gk::Launch& l, const std::byte*) {
+                           gk::matvec_experts_float(l, wv, n_experts, xv, per_slot, idv, tokens, k, ov);
+                       });
     } else {
         auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
-        record(launch_key("experts_grouped", wv, n_experts, xv, idv, k, ov, groups),
-               [=](const gk::Launch& l, const std::byte*) {
-                   gk::matmul_experts_grouped(l, wv, n_experts, xv, per_slot, idv, tokens, k, ov, groups);
-               });
+        record_product(wv, launch_key("experts_grouped", wv, n_experts, xv, idv, k, ov, groups),
+                       [=](const gk::Launch& l, const std::byte*) {
+                           gk::matmul_experts_grouped(l, wv, n_experts, xv, per_slot, idv, tokens, k, ov, groups);
+                       });
     }
 }
 

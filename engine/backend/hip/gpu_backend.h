@@ -108,6 +108,8 @@ private:
     // Device scratch of at least `bytes` (pending launches run first when it has to grow).
     std::byte* scratch(Scratch kind, size_t bytes);
     void record(std::vector<uint64_t> key, LaunchFn fn) { ctx_->steps->record(std::move(key), std::move(fn)); }
+    // A product's launch, named by its weights in a profile (EMBER_GPU_PROFILE): "matmul_tiled q4_0 2048x4096".
+    void record_product(const gpu_kernels::Weights& w, std::vector<uint64_t> key, LaunchFn fn);
     size_t stage(const void* data, size_t n) { return ctx_->steps->stage(data, n); }
 
     std::shared_ptr<GpuContext> ctx_;

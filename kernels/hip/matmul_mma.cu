@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: MIT
+// Tensor-core tiles (matmul_mma.cuh). A block of 8 warps computes 128 weight rows x BN tokens. Block-quantized
+// weights: per step of 64 inputs the threads decode the weight tile to f16 in shared memory (a row chunk of 32
+// each) and stage the activations as f16 beside it, and each warp multiplies its sub-tile with m16n8k16 products
+// into f32. Float weights (F32, F16, BF16): steps of 32 inputs kept as floats, each product done as three TF32
+// products (m16n8k8) of the split operands, which keeps the sums close to f32 ones.
+#include "matmul_mma.cuh"
+#include "matvec_common.cuh"
+
+namespace ember::gpu_kernels {
+
+#if defined(EMBER_GPU_CUDA)
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kRows = 128;      // weight rows per block
+constexpr int kLeadWords = 36;  // words per shared row: 32 of data, 4 of padding
+
+__host__ __device__ constexpr bool block_type(uint32_t t) {
+    return t != kF32 && t != kF16 && t != kBF16;
+}
+
+__device__ __forceinline__ uint32_t pack_half2(float a, float b) {
+    const __half2 h = __floats2half2_rn(a, b);
+    return *reinterpret_cast<const uint32_t*>(&h);
+}
+
+// d += a (16 x 16, row) . b (16 x 8, col), f16 inputs, f32 accumulators.
+__device__ __forceinline__ void mma_16x8x16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+#if __CUDA_ARCH__ >= 800
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    __trap();  // the host launches these kernels only on sm_80 and later
+#endif
+}
+
+// Weights [32c, 32c + 32) of a row as 16 f16 pairs (pair j: weights 2j, 2j + 1). The 4-bit types with a
+// codebook or an offset build their f16 values from the bits (exact: the codes and scales have few mantissa bits,
+// and Q4_0's d * q is rounded once, as the float decode followed by a rounding to f16); others decode to floats.
+template <int T>
+__device__ __forceinline__ void decode32_half(const uint8_t* row, int64_t c, uint32_t (&h)[16]) {
+    if constexpr (T == kRocmfp4 || T == kRocmfp4Fast || T == kQ4_0) {
+        constexpr int kBytes = T == kRocmfp4 ? 18 : T == kRocmfp4Fast ? 17 : 18;
+        const uint8_t* b = row + kBytes * c;
+        uint32_t qs[4];
+        gpu::load_unaligned<16>(T == kQ4_0 ? b + 2 : b, qs);
+        __half2 scale0, scale1;
+        if constexpr (T == kQ4_0) {
+            scale0 = scale1 = __half2half2(__ushort_as_half(load_u16(b)));
+        } else {
+            scale0 = __float2half2_rn(rocmfp_scale(b[16]));
+            scale1 = T == kRocmfp4 ? __float2half2_rn(rocmfp_scale(b[17])) : scale0;
+        }
+        const __half2 bias = __float2half2_rn(T == kQ4_0 ? 1032.0f : 1024.0f);  // the 0x64 high byte is 1024
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+#pragma unroll
+            for (int hi = 0; hi < 2; ++hi) {  // low nibbles: weights 4j..4j+3; high nibbles: 16 + 4j..
+                const uint32_t nib = (qs[j] >> (4 * hi)) & 0x0f0f0f0fu;
+                uint32_t mag = nib, sign = 0;
+                if constexpr (T != kQ4_0) {  // codebook {0, 1, 2, 3, 4, 6, 8, 10}, bit 3 the sign
+                    mag = gpu::lookup8(0x03020100u, 0x0a080604u, nib & 0x07070707u);
+                    sign = nib & 0x08080808u;
+                }
+#pragma unroll
+                for (int p = 0; p < 2; ++p) {  // bytes 2p, 2p + 1 -> one f16 pair (1024 + value)
+                    const uint32_t bits = __byte_perm(mag, 0x64u, p == 0 ? 0x4140u : 0x4342u);
+                    const __half2 m = __hsub2(*reinterpret_cast<const __half2*>(&bits), bias);  // exact
+                    uint32_t value = *reinterpret_cast<const uint32_t*>(&m);
+                    if constexpr (T != kQ4_0) {
+                        const uint32_t s = sign >> (16 * p);  // bits 3 and 11: the signs of this pair
+                        value ^= ((s & 0x8u) << 12) | ((s & 0x800u) << 20);
+                    }
+                    const __half2 v = __hmul2(*reinterpret_cast<const __half2*>(&value), hi ? scale1 : scale0);
+                    h[8 * hi + 2 * j + p] = *reinterpret_cast<const uint32_t*>(&v);
+                }
+            }
+        }
+    } else {
+        float v[32];
+        decode32<T>(row, c, v);
+#pragma unroll
+        for (int i = 0; i < 16; ++i) h[i] = pack_half2(v[2 * i], v[2 * i + 1]);
+    }
+}
+
+// d += a (16 x 8, row) . b (8 x 8, col), TF32 inputs (the low 13 bits of each float are ignored), f32 sums.
+__device__ __forceinline__ void mma_16x8x8_tf32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+#if __CUDA_ARCH__ >= 800
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    __trap();
+#endif
+}
+
+__device__ __forceinline__ uint32_t round_tf32(float v) {
+    uint32_t r;
+#if __CUDA_ARCH__ >= 800
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
+#else
+    r = __float_as_uint(v);
+#endif
+    return r;
+}
+
+// A float as a TF32 head and the rounded remainder: three TF32 products (small x big, big x small, big x big)
+// keep about 22 significant bits, near an f32 product.
+__device__ __forceinline__ void split_tf32(uint32_t v, uint32_t& big, uint32_t& small) {
+    big = round_tf32(__uint_as_float(v));
+    small = round_tf32(__uint_as_float(v) - __uint_as_float(big));
+}
+
+// Element k of a float row (0 past its end).
+template <int T>
+__device__ __forceinline__ float float_at(const uint8_t* row, int64_t k, int64_t cols) {
+    if (k >= cols) return 0.0f;
+    if constexpr (T == kF32)
+        return reinterpret_cast<const float*>(row)[k];
+    else if constexpr (T == kF16)
+        return half_to_float(reinterpret_cast<const uint16_t*>(row)[k]);
+    else
+        return gpu::bf16_to_float(reinterpret_cast<const uint16_t*>(row)[k]);
+}
+
+// group_slots: nullptr for a dense product (token i of the tile is blockIdx.y * BN + i), else the slot list of
+// expert blockIdx.y, walked in tiles of BN. Shared rows hold kLeadWords words: 64 inputs as f16 pairs (block
+// types) or 32 floats (float types), then 4 words of padding so that fragment loads hit 32 distinct banks.
+template <int T, int BN>
+__global__ __launch_bounds__(kThreads) void mma_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t cols,
+                                                       const float* x, int64_t x_stride, bool x_per_slot, int k,
+                                                       const int32_t* group_offsets, const int32_t* group_slots,
+                                                       int64_t tokens, float* out, int64_t out_stride,
+                                                       const float* bias) {
+    constexpr bool kHalves = block_type(T);
+    constexpr int kStep = kHalves ? 64 : 32;  // inputs per shared-memory step
+    constexpr int kWarpsN = BN >= 32 ? 2 : 1, kWarpsM = 8 / kWarpsN;
+    constexpr int kWarpRows = kRows / kWarpsM, kWarpCols = BN / kWarpsN;
+    constexpr int MT = kWarpRows / 16, NT = kWarpCols / 8;
+    __shared__ __align__(16) uint32_t ws[kRows][kLeadWords];
+    __shared__ __align__(16) uint32_t xs[BN][kLeadWords];
+    __shared__ int64_t x_row[BN];
+    __shared__ int64_t out_row[BN];
+
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int wm = warp / kWarpsN, wn = warp % kWarpsN;
+    const int g = lane >> 2, t = lane & 3;
+    const int64_t m0 = static_cast<int64_t>(blockIdx.x) * kRows;
+    int64_t first = 0, count = tokens;
+    const uint8_t* wbase = w;
+    if (group_slots) {
+        const int e = blockIdx.y;
+        first = group_offsets[e];
+        count = group_offsets[e + 1] - first;
+        wbase = w + static_cast<size_t>(e) * static_cast<size_t>(rows) * row_stride;
+    } else {
+        first = static_cast<int64_t>(blockIdx.y) * BN;
+        count = tokens - first < BN ? tokens - first : BN;
+    }
+    const int64_t steps = (cols + kStep - 1) / kStep;
+    const int64_t n_tiles = group_slots ? (count + BN - 1) / BN : 1;
+    for (int64_t tile = 0; tile < n_tiles; ++tile) {
+        const int64_t n0 = group_slots ? tile * BN : 0;
+        const int n = static_cast<int>(count - n0 < BN ? count - n0 : BN);
+        if (n <= 0) break;
+        __syncthreads();
+        if (tid < BN) {
+            if (tid < n) {
+                const int64_t s = group_slots ? group_slots[first + n0 + tid] : first + tid;
+                x_row[tid] = group_slots ? (x_per_slot ? s : s / k) : s;
+                out_row[tid] = s;
+            } else {
+                x_row[tid] = -1;
+                out_row[tid] = -1;
+            }
+        }
+        float acc[MT][NT][4] = {};
+        for (int64_t step = 0; step < steps; ++step) {
+            const int64_t k0 = step * kStep;
+            __syncthreads();
+            {  // weights: thread -> row tid % 128, half tid / 128 of the step
+                const int r = tid % kRows, part = tid / kRows;
+                uint32_t v[16];
+                const uint8_t* row = wbase + (m0 + r) * row_stride;
+                if constexpr (kHalves) {
+                    const int64_t c = k0 / 32 + part;
+                    if (m0 + r < rows && 32 * c < cols) {
+                        decode32_half<T>(row, c, v);
+                    } else {
+#pragma unroll
+                        for (int i = 0; i < 16; ++i) v[i] = 0u;
+                    }
+                } else {
+#pragma unroll
+                    for (int i = 0; i < 16; ++i)
+                        v[i] = m0 + r < rows ? __float_as_uint(float_at<T>(row, k0 + 16 * part + i, cols)) : 0u;
+                }
+                uint4* dst = reinterpret_cast<uint4*>(&ws[r][16 * part]);
+#pragma unroll
+                for (int q = 0; q < 4; ++q) dst[q] = make_uint4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+            }
+            for (int e = tid; e < BN * 32; e += kThreads) {  // activations: one word per thread and entry
+                const int row = e / 32, word = e % 32;
+                const int64_t xr = x_row[row];
+                if constexpr (kHalves) {
+                    const int64_t col = k0 + 2 * word;
+                    float a = 0.0f, b = 0.0f;
+                    if (xr >= 0 && col < cols) {
+                        const float* p = x + xr * x_stride + col;
+                        a = p[0];
+                        b = p[1];
+                    }
+                    xs[row][word] = pack_half2(a, b);
+                } else {
+                    const int64_t col = k0 + word;
+                    xs[row][word] = xr >= 0 && col < cols ? __float_as_uint(x[xr * x_stride + col]) : 0u;
+                }
+            }
+            __syncthreads();
+            if constexpr (kHalves) {
+#pragma unroll
+                for (int ks = 0; ks < 32; ks += 8) {  // in words: 16 inputs per product
+                    uint32_t a[MT][4], b[NT][2];
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt) {
+                        const int r = wm * kWarpRows + mt * 16 + g;
+                        a[mt][0] = ws[r][ks + t];
+                        a[mt][1] = ws[r + 8][ks + t];
+                        a[mt][2] = ws[r][ks + 4 + t];
+                        a[mt][3] = ws[r + 8][ks + 4 + t];
+                    }
+#pragma unroll
+                    for (int nt = 0; nt < NT; ++nt) {
+                        const int col = wn * kWarpCols + nt * 8 + g;
+                        b[nt][0] = xs[col][ks + t];
+                        b[nt][1] = xs[col][ks + 4 + t];
+                    }
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                        for (int nt = 0; nt < NT; ++nt) mma_16x8x16(acc[mt][nt], a[mt], b[nt]);
+                }
+            } else {
+                // The tensor cores' own accumulation drops low bits: each step's 32 inputs are summed there from
+                // zero, and the steps are added in f32 here.
+                float part[MT][NT][4] = {};
+#pragma unroll
+                for (int ks = 0; ks < 32; ks += 8) {  // 8 inputs per product
+                    uint32_t a_big[MT][4], a_small[MT][4], b_big[NT][2], b_small[NT][2];
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt) {
+                        const int r = wm * kWarpRows + mt * 16 + g;
+                        split_tf32(ws[r][ks + t], a_big[mt][0], a_small[mt][0]);
+                        split_tf32(ws[r + 8][ks + t], a_big[mt][1], a_small[mt][1]);
+                        split_tf32(ws[r][ks + 4 + t], a_big[mt][2], a_small[mt][2]);
+                        split_tf32(ws[r + 8][ks + 4 + t], a_big[mt][3], a_small[mt][3]);
+                    }
+#pragma unroll
+                    for (int nt = 0; nt < NT; ++nt) {
+                        const int col = wn * kWarpCols + nt * 8 + g;
+                        split_tf32(xs[col][ks + t], b_big[nt][0], b_small[nt][0]);
+                        split_tf32(xs[col][ks + 4 + t], b_big[nt][1], b_small[nt][1]);
+                    }
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                        for (int nt = 0; nt < NT; ++nt) {
+                            mma_16x8x8_tf32(part[mt][nt], a_small[mt], b_big[nt]);
+                            mma_16x8x8_tf32(part[mt][nt], a_big[mt], b_small[nt]);
+                            mma_16x8x8_tf32(part[mt][nt], a_big[mt], b_big[nt]);
+                        }
+                }
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+                        for (int i = 0; i < 4; ++i) acc[mt][nt][i] += part[mt][nt][i];
+            }
+        }
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    const int col = wn * kWarpCols + nt * 8 + 2 * t + (i & 1);
+                    const int64_t r = m0 + wm * kWarpRows + mt * 16 + g + (i >= 2 ? 8 : 0);
+                    if (col < n && r < rows)
+                        out[out_row[col] * out_stride + r] = acc[mt][nt][i] + (bias ? bias[r] : 0.0f);
+                }
+    }
+}
+
+}  // namespace
+
+#endif  // EMBER_GPU_CUDA
+
+bool mma_available(const Launch& l, uint32_t type) {
+#if defined(EMBER_GPU_CUDA)
+    return l.matrix_cores && weight_type_supported(type);
+#else
+    (void)l;
+    (void)type;
+    return false;
+#endif
+}
+
+void matmul_mma(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias) {
+#if defined(EMBER_GPU_CUDA)
+    // The widest token tiles that still give every multiprocessor a block: few weight rows (gates, small
+    // projections) or few tokens take narrower tiles, which decode the weights more often but run in parallel.
+    const int64_t row_blocks = (w.rows + kRows - 1) / kRows;
+    int bn = 64;
+    while (bn > 16 && row_blocks * ((x.rows + bn - 1) / bn) < l.multiprocessors) bn /= 2;
+    const dim3 grid(static_cast<unsigned>(row_blocks), static_cast<unsigned>((x.rows + bn - 1) / bn));
+    dispatch_weight_type(w.type, [&]<int T>() {
+        const auto launch = [&]<int BN>() {
+            mma_kernel<T, BN><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, w.rows, w.cols, x.data, x.stride,
+                                                               false, 1, nullptr, nullptr, x.rows, out.data, out.stride,
+                                                               bias);
+        };
+        if (bn == 64)
+            launch.template operator()<64>();
+        else if (bn == 32)
+            launch.template operator()<32>();
+        else
+            launch.template operator()<16>();
+    });
+#else
+    (void)l, (void)w, (void)x, (void)out, (void)bias;
+#endif
+}
+
+void matmul_experts_mma(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot, int k,
+                        const int32_t* offsets, const int32_t* list, int64_t slots, const Rows& out) {
+#if defined(EMBER_GPU_CUDA)
+    const int64_t rows = w.rows / n_experts;
+    const dim3 grid(static_cast<unsigned>((rows + kRows - 1) / kRows), static_cast<unsigned>(n_experts));
+    // Tiles as wide as an expert's share of the slots, so that most experts decode their weights once.
+    const bool wide = slots >= 48 * n_experts;
+    dispatch_weight_type(w.type, [&]<int T>() {
+        {
+            if (wide)
+                mma_kernel<T, 64><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, rows, w.cols, x.data, x.stride,
+                                                                   x_per_slot, k, offsets, list, slots, out.data,
+                                                                   out.stride, nullptr);
+            else
+                mma_kernel<T, 32><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, rows, w.cols, x.data, x.stride,
+                                                                   x_per_slot, k, offsets, list, slots, out.data,
+                                                                   out.stride, nullptr);
+        }
+    });
+#else
+    (void)l, (void)w, (void)n_experts, (void)x, (void)x_per_slot, (void)k, (void)offsets, (void)list, (void)slots,
+        (void)out;
+#endif
+}
+
+}  // namespace ember::gpu_kernels
