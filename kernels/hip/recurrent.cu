@@ -10,19 +10,31 @@ namespace {
 
 constexpr int kMaxConvKernel = 8;
 
-// One thread per channel; the last K - 1 inputs ride along in registers.
-__global__ void conv1d_kernel(const float* x, int64_t xs, int64_t tokens, int64_t channels, const float* w,
-                              int64_t ws, int kernel, float* state, int64_t ss, float* out, int64_t os) {
+constexpr int kConvTokens = 16;  // tokens per thread of conv1d_kernel
+
+// Input t of the sequence [state (K - 1 rows) | batch]: t < 0 reads the state row K - 1 + t.
+__device__ __forceinline__ float conv_input(const float* x, int64_t xs, const float* state, int64_t ss, int kernel,
+                                            int64_t t, int64_t c) {
+    return t >= 0 ? x[t * xs + c] : state[(kernel - 1 + t) * ss + c];
+}
+
+// grid (channels / 128, token chunks): a thread computes kConvTokens outputs of one channel, its window of the
+// previous K - 1 inputs read from the batch or the state. The state is only read here (conv_state_kernel writes it
+// afterwards), so chunks run in any order.
+__global__ void conv1d_kernel(const float* x, int64_t xs, int64_t tokens, int64_t channels, const float* w, int64_t ws,
+                              int kernel, const float* state, int64_t ss, float* out, int64_t os) {
     const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int64_t t0 = static_cast<int64_t>(blockIdx.y) * kConvTokens;
     if (c >= channels) return;
     float window[kMaxConvKernel];
     float weight[kMaxConvKernel];
 #pragma unroll
     for (int k = 0; k < kMaxConvKernel; ++k) {
-        window[k] = k < kernel - 1 ? state[k * ss + c] : 0.0f;
+        window[k] = k < kernel - 1 ? conv_input(x, xs, state, ss, kernel, t0 - (kernel - 1) + k, c) : 0.0f;
         weight[k] = k < kernel ? w[c * ws + k] : 0.0f;
     }
-    for (int64_t t = 0; t < tokens; ++t) {
+    const int64_t end = t0 + kConvTokens < tokens ? t0 + kConvTokens : tokens;
+    for (int64_t t = t0; t < end; ++t) {
         const float in = x[t * xs + c];
         float sum = 0.0f;
 #pragma unroll
@@ -35,9 +47,16 @@ __global__ void conv1d_kernel(const float* x, int64_t xs, int64_t tokens, int64_
             if (k < kernel - 2) window[k] = window[k + 1];
         window[kernel - 2] = in;
     }
-#pragma unroll
-    for (int k = 0; k < kMaxConvKernel - 1; ++k)
-        if (k < kernel - 1) state[k * ss + c] = window[k];
+}
+
+// The state after the batch: the last K - 1 inputs of [state | batch], one thread per channel (rows in increasing
+// order, so a state row is read before it is overwritten).
+__global__ void conv_state_kernel(const float* x, int64_t xs, int64_t tokens, int64_t channels, int kernel,
+                                  float* state, int64_t ss) {
+    const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (c >= channels) return;
+    for (int k = 0; k < kernel - 1; ++k)
+        state[k * ss + c] = conv_input(x, xs, state, ss, kernel, tokens - (kernel - 1) + k, c);
 }
 
 // grid: one block per value head; thread j owns column j of the head's state S[d_k][d_v]. With DK > 0 the column
@@ -196,10 +215,14 @@ __global__ void moe_route_kernel(const float* logits, int64_t ls, int64_t n_expe
 }  // namespace
 
 void conv1d_causal(const Launch& l, const Rows& x, const Rows& weight, const Rows& state, const Rows& out) {
-    const unsigned grid = static_cast<unsigned>((x.cols + 127) / 128);
-    conv1d_kernel<<<grid, 128, 0, l.stream>>>(x.data, x.stride, x.rows, x.cols, weight.data, weight.stride,
-                                              static_cast<int>(weight.cols), state.data, state.stride, out.data,
-                                              out.stride);
+    if (x.rows == 0) return;
+    const unsigned channel_blocks = static_cast<unsigned>((x.cols + 127) / 128);
+    const dim3 grid(channel_blocks, static_cast<unsigned>((x.rows + kConvTokens - 1) / kConvTokens));
+    const int kernel = static_cast<int>(weight.cols);
+    conv1d_kernel<<<grid, 128, 0, l.stream>>>(x.data, x.stride, x.rows, x.cols, weight.data, weight.stride, kernel,
+                                              state.data, state.stride, out.data, out.stride);
+    conv_state_kernel<<<channel_blocks, 128, 0, l.stream>>>(x.data, x.stride, x.rows, x.cols, kernel, state.data,
+                                                            state.stride);
 }
 
 void delta_rule(const Launch& l, const DeltaRuleArgs& a) {

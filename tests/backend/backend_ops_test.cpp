@@ -481,11 +481,13 @@ TEST_P(BackendOps, GatedRmsNorm) {
 
 TEST_P(BackendOps, CausalConvCarriesItsState) {
     const int64_t channels = 48, kernel = 4;
-    const std::vector<float> w = random(channels * kernel), a = random(5 * channels), b = random(2 * channels);
+    const std::vector<float> w = random(channels * kernel), a = random(5 * channels), b = random(2 * channels),
+                             c = random(40 * channels);
     const Tensor state = upload_f32(kernel - 1, channels, std::vector<float>((kernel - 1) * channels, 0.0f));
     reference::Matrix ref_state((kernel - 1) * channels, 0.0);
     const Tensor weight = upload_f32(channels, kernel, w);
-    for (const auto* part : {&a, &b}) {  // a batch of 5, then one of 2 (shorter than the state)
+    // a batch of 5, one of 2 (shorter than the state), then one of 40 (a prefill, in chunks on a GPU)
+    for (const auto* part : {&a, &b, &c}) {
         const int64_t n = static_cast<int64_t>(part->size()) / channels;
         const Tensor out = output(TensorType::F32, n, channels);
         backend_->conv1d_causal(upload_f32(n, channels, *part), weight, state, out);
