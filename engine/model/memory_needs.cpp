@@ -53,7 +53,7 @@ MemoryNeeds estimate_memory_needs(const gguf::File& file, int64_t n_ctx, KvCache
         needs.state = kv_bytes(attention, hp.n_head_kv, hp.head_dim, n_ctx, kv_type);
         const int64_t state_floats = hp.h_v * hp.d_k * hp.d_v + (hp.conv_kernel - 1) * hp.conv_dim();
         needs.state += static_cast<uint64_t>(recurrent * state_floats * 4 * (1 + kRollbackCopies + kCheckpointCopies));
-        n_embd = hp.n_embd, n_vocab = hp.n_vocab, batch = 256;
+        n_embd = hp.n_embd, n_vocab = hp.n_vocab, batch = model::kQwen35MaxBatch;
         ffn_rows = std::max(hp.n_expert_used * hp.n_ff_exp, std::max(hp.conv_dim(), hp.n_head * hp.head_dim * 2));
     } else if (arch == "llama" || arch == "qwen2" || arch == "qwen3") {
         const model::TransformerHParams hp = model::read_transformer_hparams(file, arch, RopeMode::normal);

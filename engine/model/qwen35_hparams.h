@@ -10,6 +10,10 @@
 
 namespace ember::model {
 
+// Tokens per forward pass: a prefill of 512 tokens routes about 16 slots to each of 256 experts, so the expert
+// products decode each expert's weights once for that many tokens.
+inline constexpr int64_t kQwen35MaxBatch = 512;
+
 struct Qwen35HParams {
     int64_t n_vocab = 0;
     int64_t n_ctx_train = 0;

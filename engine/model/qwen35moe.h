@@ -34,7 +34,7 @@ public:
 
     const ModelInfo& info() const override { return info_; }
     std::unique_ptr<SequenceState> create_state(const StateOptions& options) const override;
-    int64_t max_batch() const override { return 256; }
+    int64_t max_batch() const override { return kQwen35MaxBatch; }
     void forward(SequenceState& state, const ForwardRequest& request, std::vector<float>& logits) const override;
     const Tensor& token_embedding() const override { return w_.token_embd; }
     const Tensor& output_head() const override { return w_.output; }
