@@ -87,6 +87,15 @@ inline bool reads_pageable_memory(const DeviceProp& p) { return p.pageableMemory
 inline bool has_matrix_cores(const DeviceProp& p) {
     return p.major >= 8;
 }
+// The PTX version a kernel's code was built from (75 for code JIT-compiled from compute_75 PTX), 0 on failure.
+inline int kernel_ptx_version(const void* kernel) {
+    cudaFuncAttributes a{};
+    if (cudaFuncGetAttributes(&a, kernel) != cudaSuccess) {
+        static_cast<void>(cudaGetLastError());
+        return 0;
+    }
+    return a.ptxVersion;
+}
 
 #else  // EMBER_GPU_HIP
 inline constexpr const char* kRuntimeName = "hip";
@@ -149,9 +158,10 @@ inline void arch_name(const DeviceProp& p, char* out, size_t n) {
     if (n) out[i] = '\0';
 }
 inline bool reads_pageable_memory(const DeviceProp& p) { return p.pageableMemoryAccess != 0; }
+// RDNA3 WMMA: not written (no Debian 12 toolchain compiles gfx11 device code; see the README).
 inline bool has_matrix_cores(const DeviceProp&) {
     return false;
-}  // RDNA3 WMMA: not written yet
+}
 #endif
 
 }  // namespace ember::gpu

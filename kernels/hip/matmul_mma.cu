@@ -306,7 +306,11 @@ __global__ __launch_bounds__(kThreads) void mma_kernel(const uint8_t* w, size_t 
 
 bool mma_available(const Launch& l, uint32_t type) {
 #if defined(EMBER_GPU_CUDA)
-    return l.matrix_cores && weight_type_supported(type);
+    // The device has tensor cores, and the kernels were built for them: code JIT-compiled from older PTX (the
+    // portable compute_75 part of a default build, on a newer GPU) holds only the trap.
+    static const bool built_for_them =
+        gpu::kernel_ptx_version(reinterpret_cast<const void*>(&mma_kernel<kQ4_0, 64>)) >= 80;
+    return l.matrix_cores && built_for_them && weight_type_supported(type);
 #else
     (void)l;
     (void)type;

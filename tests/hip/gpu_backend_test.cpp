@@ -16,6 +16,7 @@
 
 #include "backend/hip/gpu_backend.h"
 #include "ember/quant.h"
+#include "hip/matmul_mma.cuh"
 
 using namespace ember;
 using gguf::TensorType;
@@ -204,6 +205,19 @@ TEST_F(GpuBackendTest, EveryMatrixProductPathAgainstFloat64) {
                     << gguf::traits(type).name << ", " << rows << " rows, " << tokens << " tokens";
             }
         }
+}
+
+// The tensor-core tiles run wherever the device has tensor cores (not only where the build happened to target
+// them): a build whose kernels came from older PTX would fall back to the scalar tiles, and this says so.
+TEST_F(GpuBackendTest, TensorCoresRunWhereTheDeviceHasThem) {
+    gpu::DeviceProp prop{};
+    ASSERT_EQ(gpu::device_properties(&prop, 0), gpu::kSuccess);
+    gpu_kernels::Launch l;
+    l.matrix_cores = gpu::has_matrix_cores(prop);
+    EXPECT_EQ(gpu_kernels::mma_available(l, gpu_kernels::kQ4_0), l.matrix_cores) << prop.name;
+    EXPECT_EQ(gpu_kernels::mma_available(l, gpu_kernels::kF32), l.matrix_cores) << prop.name;
+    l.matrix_cores = false;  // EMBER_GPU_TENSOR_CORES=0
+    EXPECT_FALSE(gpu_kernels::mma_available(l, gpu_kernels::kQ4_0));
 }
 
 // Shapes large enough for the wide token tiles of the tensor-core path (64 and 32 tokens per block on a GPU with
