@@ -66,6 +66,19 @@ double relative_error(const std::vector<float>& got, const std::vector<double>& 
     return worst / scale;
 }
 
+// out[n, r] = w[r, :] . x[n, :] in float64.
+std::vector<double> product(const std::vector<double>& w, int64_t rows, int64_t cols, const std::vector<float>& x,
+                            int64_t tokens) {
+    std::vector<double> out(static_cast<size_t>(tokens * rows));
+    for (int64_t n = 0; n < tokens; ++n)
+        for (int64_t r = 0; r < rows; ++r) {
+            double s = 0;
+            for (int64_t c = 0; c < cols; ++c) s += w[r * cols + c] * x[n * cols + c];
+            out[n * rows + r] = s;
+        }
+    return out;
+}
+
 // Tensors of one backend.
 struct Tensors {
     explicit Tensors(Backend& b) : backend(b) {}
@@ -188,13 +201,7 @@ TEST_F(GpuBackendTest, EveryMatrixProductPathAgainstFloat64) {
                 const std::vector<float> x = random_values(rng_, tokens * cols);
                 const Tensor out = t.empty(TensorType::F32, tokens, rows);
                 gpu->matmul(tw, t.f32(tokens, cols, x), out);
-                std::vector<double> want(static_cast<size_t>(tokens * rows));
-                for (int64_t n = 0; n < tokens; ++n)
-                    for (int64_t r = 0; r < rows; ++r) {
-                        double s = 0;
-                        for (int64_t c = 0; c < cols; ++c) s += w[r * cols + c] * x[n * cols + c];
-                        want[n * rows + r] = s;
-                    }
+                const std::vector<double> want = product(w, rows, cols, x, tokens);
                 const double tolerance = gpu_kernels::has_integer_matvec(static_cast<uint32_t>(type)) &&
                                                  tokens <= gpu_backend::kChunkedMatvecMaxTokens
                                              ? 3e-2
@@ -234,13 +241,7 @@ TEST_F(GpuBackendTest, LargeProductsMatchTheReference) {
             const std::vector<float> x = random_values(rng_, tokens * cols);
             const Tensor out = t.empty(TensorType::F32, tokens, rows);
             gpu->matmul(tw, t.f32(tokens, cols, x), out);
-            std::vector<double> want(static_cast<size_t>(tokens * rows));
-            for (int64_t n = 0; n < tokens; ++n)
-                for (int64_t r = 0; r < rows; ++r) {
-                    double s = 0;
-                    for (int64_t c = 0; c < cols; ++c) s += w[r * cols + c] * x[n * cols + c];
-                    want[n * rows + r] = s;
-                }
+            const std::vector<double> want = product(w, rows, cols, x, tokens);
             EXPECT_LE(relative_error(t.download(out), want), type == TensorType::F32 ? 1e-5 : kTensorCoreTolerance)
                 << gguf::traits(type).name << ", " << tokens << " tokens";
         }
