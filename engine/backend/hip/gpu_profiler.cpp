@@ -2,7 +2,6 @@
 // EMBER_GPU_PROFILE: event timing of every launch of the HIP/CUDA backend, summed per label.
 #include "backend/hip/gpu_profiler.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -47,7 +46,7 @@ void GpuProfiler::end_step() {
     for (size_t i = 0; i < labels_.size(); ++i) {
         float ms = 0;
         check(gpu::event_elapsed_ms(&ms, events_[i], events_[i + 1]), "reading a profiling event");
-        Entry& e = entries_[labels_[i]];
+        ProfileEntry& e = entries_[labels_[i]];
         ++e.calls;
         e.ms += ms;
         total_ms_ += ms;
@@ -56,24 +55,13 @@ void GpuProfiler::end_step() {
 }
 
 std::string GpuProfiler::report() const {
-    std::vector<std::pair<std::string, Entry>> rows(entries_.begin(), entries_.end());
-    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
     uint64_t launches = 0;
-    for (const auto& r : rows) launches += r.second.calls;
-    char line[320];
-    std::string out;
+    for (const auto& [label, e] : entries_) launches += e.calls;
+    char line[160];
     std::snprintf(line, sizeof line, "%s profile: %.3f ms of GPU time in %llu steps, %llu launches\n",
                   gpu::kRuntimeName, total_ms_, static_cast<unsigned long long>(steps_),
                   static_cast<unsigned long long>(launches));
-    out += line;
-    out += "  share     total ms     calls   mean us  launch\n";
-    for (const auto& [name, e] : rows) {
-        std::snprintf(line, sizeof line, "  %5.1f%% %12.3f %9llu %9.2f  %s\n",
-                      total_ms_ > 0 ? 100.0 * e.ms / total_ms_ : 0.0, e.ms, static_cast<unsigned long long>(e.calls),
-                      e.calls ? 1e3 * e.ms / static_cast<double>(e.calls) : 0.0, name.c_str());
-        out += line;
-    }
-    return out;
+    return line + profile_table(entries_, total_ms_, "launch");
 }
 
 }  // namespace ember::gpu_backend

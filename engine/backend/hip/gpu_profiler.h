@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/profile_table.h"
 #include "hip/kernels.h"
 
 namespace ember::gpu_backend {
@@ -29,14 +30,10 @@ public:
     std::string report() const;
 
 private:
-    struct Entry {
-        uint64_t calls = 0;
-        double ms = 0;
-    };
     gpu::Stream stream_;
     std::vector<gpu::Event> events_;  // events_[i + 1] follows launch i of the step
     std::vector<std::string> labels_;
-    std::map<std::string, Entry> entries_;
+    std::map<std::string, ProfileEntry> entries_;
     uint64_t steps_ = 0;
     double total_ms_ = 0;
 };

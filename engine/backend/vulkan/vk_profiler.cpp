@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "backend/vulkan/vk_profiler.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -61,35 +60,24 @@ void Profiler::collect() {
           "vkGetQueryPoolResults");
     for (uint32_t i = 1; i < used_; ++i) {
         const uint64_t delta = (stamps[i] - stamps[i - 1]) & valid_mask_;
-        Entry& e = entries_[names_[i - 1]];
+        ProfileEntry& e = entries_[names_[i - 1]];
         ++e.calls;
-        e.ns += static_cast<double>(delta) * period_ns_;
+        e.ms += static_cast<double>(delta) * period_ns_ / 1e6;
     }
     gpu_ns_ += static_cast<double>((stamps[used_ - 1] - stamps[0]) & valid_mask_) * period_ns_;
     used_ = 0;
 }
 
 std::string Profiler::report() const {
-    std::vector<std::pair<std::string, Entry>> rows(entries_.begin(), entries_.end());
-    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
     uint64_t dispatches = 0;
-    for (const auto& r : rows) dispatches += r.second.calls;
+    for (const auto& [name, e] : entries_) dispatches += e.calls;
     char line[256];
-    std::string out;
     std::snprintf(line, sizeof line,
                   "vulkan profile: %.3f ms of GPU time in %llu submissions, %llu dispatches, %llu barriers%s\n",
                   gpu_ns_ / 1e6, static_cast<unsigned long long>(submissions_),
                   static_cast<unsigned long long>(dispatches), static_cast<unsigned long long>(barriers_),
                   dropped_ ? " (some dispatches not timed: too many in one submission)" : "");
-    out += line;
-    out += "  share     total ms     calls   mean us  pipeline\n";
-    for (const auto& [name, e] : rows) {
-        std::snprintf(line, sizeof line, "  %5.1f%% %12.3f %9llu %9.2f  %s\n", gpu_ns_ > 0 ? 100.0 * e.ns / gpu_ns_ : 0.0,
-                      e.ns / 1e6, static_cast<unsigned long long>(e.calls), e.calls ? e.ns / 1e3 / e.calls : 0.0,
-                      name.c_str());
-        out += line;
-    }
-    return out;
+    return line + profile_table(entries_, gpu_ns_ / 1e6, "pipeline");
 }
 
 }  // namespace ember::vulkan

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/profile_table.h"
 #include "backend/vulkan/vk_api.h"
 
 namespace ember::vulkan {
@@ -33,16 +34,12 @@ public:
     std::string report() const;
 
 private:
-    struct Entry {
-        uint64_t calls = 0;
-        double ns = 0;
-    };
     const Context& ctx_;
     VkQueryPool pool_ = VK_NULL_HANDLE;
     uint32_t capacity_ = 0;
     uint32_t used_ = 0;
     std::vector<std::string> names_;  // the pipeline of query i + 1
-    std::map<std::string, Entry> entries_;
+    std::map<std::string, ProfileEntry> entries_;
     double period_ns_ = 1.0;
     uint64_t valid_mask_ = ~uint64_t{0};
     uint64_t submissions_ = 0, barriers_ = 0, dropped_ = 0;
