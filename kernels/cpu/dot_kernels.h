@@ -34,4 +34,9 @@ bool scalar_accumulate(gguf::TensorType type, const void* row, const float* weig
 bool avx2_accumulate(gguf::TensorType type, const void* row, const float* weights, int n, float* acc,
                      int64_t acc_stride, int64_t cols);
 
+// Q8_0 activation rows byte-identical to quant::quantize_row (cols a multiple of 32), and the rounding it uses
+// (n a multiple of 8), exposed for its exhaustive test.
+void avx2_quantize_q8_0(const float* x, void* dst, int64_t cols);
+void avx2_round_half_away(const float* x, float* out, int64_t n);
+
 }  // namespace ember::cpu::detail

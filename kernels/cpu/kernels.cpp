@@ -49,6 +49,14 @@ void check_matrix(const WeightMatrix& w) {
         throw Error("weight row stride " + std::to_string(w.row_stride) + " is below the row size " + std::to_string(row));
 }
 
+// An activation row as `at`: Q8_0 by the AVX2 quantizer where the ISA has it (the same bytes), else the reference.
+void quantize_row(Isa isa, TensorType at, const float* x, void* out, int64_t cols) {
+    if (isa == Isa::avx2 && at == TensorType::Q8_0 && cols % 32 == 0)
+        detail::avx2_quantize_q8_0(x, out, cols);
+    else
+        quant::quantize_row(at, x, out, cols);
+}
+
 }  // namespace
 
 bool has_kernel(TensorType weight) { return detail::scalar_kernel(weight) != nullptr; }
@@ -66,7 +74,8 @@ size_t activation_bytes(TensorType weight, int64_t cols, int64_t n_tokens) {
 void quantize_activations(TensorType weight, const float* x, void* out, int64_t cols) {
     const TensorType at = activation_type(weight);
     if (at == TensorType::F32) std::memcpy(out, x, static_cast<size_t>(cols) * sizeof(float));
-    else quant::quantize_row(at, x, out, cols);
+    else
+        quantize_row(isa_supported(Isa::avx2) ? Isa::avx2 : Isa::scalar, at, x, out, cols);
 }
 
 float dot(Isa isa, TensorType weight, const void* w_row, const void* act_row, int64_t cols) {
@@ -118,7 +127,7 @@ void matmul(Isa isa, const WeightMatrix& w, const float* x, int64_t n_tokens, fl
         std::byte* out = scratch.data();
         const int64_t cols = w.cols;
         pool.parallel_for(n_tokens, [&](int64_t t0, int64_t t1) {
-            for (int64_t t = t0; t < t1; ++t) quant::quantize_row(at, x + t * cols, out + t * act_stride, cols);
+            for (int64_t t = t0; t < t1; ++t) quantize_row(isa, at, x + t * cols, out + t * act_stride, cols);
         });
         act = out;
     }
