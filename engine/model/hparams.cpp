@@ -29,7 +29,17 @@ TransformerHParams read_transformer_hparams(const gguf::File& file, const std::s
         bad(file, p + "attention.head_count_kv",
             "is " + std::to_string(hp.n_head_kv) + ", which does not divide the head count " +
                 std::to_string(hp.n_head));
-    hp.n_ff = positive(file, p + "feed_forward_length", file.get_int(p + "feed_forward_length"));
+    // Mixture-of-experts files may leave the dense width out (none of their layers uses it).
+    if (!file.has(p + "expert_count") || file.has(p + "feed_forward_length"))
+        hp.n_ff = positive(file, p + "feed_forward_length", file.get_int(p + "feed_forward_length"));
+    if (file.has(p + "expert_count")) {
+        // The backends' routing takes up to 12288 experts and 64 per token (Backend::moe_route).
+        hp.n_expert = positive(file, p + "expert_count", file.get_int(p + "expert_count"), 12288);
+        hp.n_expert_used = positive(file, p + "expert_used_count", file.get_int(p + "expert_used_count"), 64);
+        if (hp.n_expert_used > hp.n_expert)
+            bad(file, p + "expert_used_count", "is larger than expert_count " + std::to_string(hp.n_expert));
+        hp.n_ff_exp = positive(file, p + "expert_feed_forward_length", file.get_int(p + "expert_feed_forward_length"));
+    }
     hp.n_ctx_train = positive(file, p + "context_length", file.get_int(p + "context_length", 4096));
     if (hp.n_embd % hp.n_head != 0 && !file.has(p + "attention.key_length"))
         bad(file, p + "embedding_length", "is not a multiple of the head count and no key_length is given");

@@ -20,6 +20,11 @@ struct TransformerHParams {
     int64_t head_dim = 0;    // attention.key_length, default n_embd / n_head
     int64_t head_dim_v = 0;  // attention.value_length, default head_dim
     int64_t n_ff = 0;
+    // Mixture of experts (qwen3moe): every layer's feed-forward is n_expert experts of n_ff_exp rows, n_expert_used
+    // of them per token; 0 for dense models.
+    int64_t n_expert = 0;
+    int64_t n_expert_used = 0;
+    int64_t n_ff_exp = 0;
     float rms_eps = 1e-5f;
     RopeParams rope;
 };

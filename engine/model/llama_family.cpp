@@ -26,8 +26,16 @@ public:
         const size_t ik = arena_.plan(TensorType::F32, batch, hp.n_head_kv * hp.head_dim);
         const size_t iv = arena_.plan(TensorType::F32, batch, hp.n_head_kv * hp.head_dim_v);
         const size_t ia = arena_.plan(TensorType::F32, batch, hp.n_head * hp.head_dim_v);
-        const size_t ig = arena_.plan(TensorType::F32, batch, hp.n_ff);
-        const size_t iu = arena_.plan(TensorType::F32, batch, hp.n_ff);
+        const bool moe = hp.n_expert > 0;
+        const size_t ig = arena_.plan(TensorType::F32, batch, moe ? 1 : hp.n_ff);
+        const size_t iu = arena_.plan(TensorType::F32, batch, moe ? 1 : hp.n_ff);
+        const int64_t slots = moe ? batch * hp.n_expert_used : 1, used = moe ? hp.n_expert_used : 1;
+        const size_t irouter = arena_.plan(TensorType::F32, batch, moe ? hp.n_expert : 1);
+        const size_t iids = arena_.plan(TensorType::I32, batch, used);
+        const size_t iew = arena_.plan(TensorType::F32, batch, used);
+        const size_t ieg = arena_.plan(TensorType::F32, slots, moe ? hp.n_ff_exp : 1);
+        const size_t ieu = arena_.plan(TensorType::F32, slots, moe ? hp.n_ff_exp : 1);
+        const size_t ied = arena_.plan(TensorType::F32, slots, moe ? hp.n_embd : 1);
         arena_.allocate(backend);
         x = arena_.get(ix);
         h = arena_.get(ih);
@@ -37,6 +45,12 @@ public:
         attn = arena_.get(ia);
         gate = arena_.get(ig);
         up = arena_.get(iu);
+        router = arena_.get(irouter);
+        expert_ids = arena_.get(iids);
+        expert_weights = arena_.get(iew);
+        exp_gate = arena_.get(ieg);
+        exp_up = arena_.get(ieu);
+        exp_down = arena_.get(ied);
     }
 
     int64_t capacity() const override { return cache_.capacity(); }
@@ -64,6 +78,9 @@ public:
     int64_t n_past = 0;
     std::vector<int32_t> positions;
     Tensor x, h, q, k, v, attn, gate, up;  // [batch, width] activations
+    // Mixture of experts: router logits [batch, n_expert], the chosen experts and their weights [batch, used], and
+    // the experts' rows [batch * used, width] (one-element placeholders in dense models).
+    Tensor router, expert_ids, expert_weights, exp_gate, exp_up, exp_down;
 
 private:
     Backend& backend_;
@@ -95,7 +112,7 @@ LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, con
     output_ = w.optional("output.weight", {e, hp_.n_vocab}).value_or(token_embd_);
     rope_factors_ = w.optional_f32("rope_freqs.weight", {hp_.rope.n_rot / 2});
 
-    const bool qk_norm = arch == "qwen3";
+    const bool qk_norm = arch == "qwen3" || arch == "qwen3moe";
     for (int64_t i = 0; i < hp_.n_layer; ++i) {
         const std::string b = "blk." + std::to_string(i) + ".";
         LlamaLayer l;
@@ -112,9 +129,16 @@ LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, con
             l.k_norm = w.require_f32(b + "attn_k_norm.weight", {hp_.head_dim});
         }
         l.ffn_norm = w.require_f32(b + "ffn_norm.weight", {e});
-        l.ffn_gate = w.require(b + "ffn_gate.weight", {e, hp_.n_ff});
-        l.ffn_up = w.require(b + "ffn_up.weight", {e, hp_.n_ff});
-        l.ffn_down = w.require(b + "ffn_down.weight", {hp_.n_ff, e});
+        if (hp_.n_expert > 0) {
+            l.router = w.require(b + "ffn_gate_inp.weight", {e, hp_.n_expert});
+            l.gate_exps = w.require(b + "ffn_gate_exps.weight", {e, hp_.n_ff_exp, hp_.n_expert});
+            l.up_exps = w.require(b + "ffn_up_exps.weight", {e, hp_.n_ff_exp, hp_.n_expert});
+            l.down_exps = w.require(b + "ffn_down_exps.weight", {hp_.n_ff_exp, e, hp_.n_expert});
+        } else {
+            l.ffn_gate = w.require(b + "ffn_gate.weight", {e, hp_.n_ff});
+            l.ffn_up = w.require(b + "ffn_up.weight", {e, hp_.n_ff});
+            l.ffn_down = w.require(b + "ffn_down.weight", {hp_.n_ff, e});
+        }
         layers_.push_back(l);
     }
 
@@ -182,8 +206,21 @@ void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& reques
         be.add(x, h, x);
 
         be.rms_norm(x, l.ffn_norm, eps, h);
-        be.matmul_gated(Activation::silu, l.ffn_gate, l.ffn_up, h, up, gate);
-        be.matmul(l.ffn_down, gate, h);
+        if (hp_.n_expert > 0) {
+            // Softmax over every expert, the top n_expert_used renormalized, SwiGLU experts, their weighted sum.
+            const int64_t used = hp_.n_expert_used;
+            const Tensor router = st.router.row_range(0, n), ids = st.expert_ids.row_range(0, n),
+                         weights = st.expert_weights.row_range(0, n), eg = st.exp_gate.row_range(0, n * used),
+                         eu = st.exp_up.row_range(0, n * used), ed = st.exp_down.row_range(0, n * used);
+            be.matmul(l.router, h, router);
+            be.moe_route(router, static_cast<int>(used), ids, weights);
+            be.matmul_experts_gated(Activation::silu, l.gate_exps, l.up_exps, hp_.n_expert, h, ids, eu, eg);
+            be.matmul_experts(l.down_exps, hp_.n_expert, eg, ids, ed);
+            be.moe_combine(ed, weights, h);
+        } else {
+            be.matmul_gated(Activation::silu, l.ffn_gate, l.ffn_up, h, up, gate);
+            be.matmul(l.ffn_down, gate, h);
+        }
         be.add(x, h, x);
     }
 

@@ -23,9 +23,13 @@ struct LlamaLayer {
     std::optional<Tensor> q_norm;  // [head_dim]                (qwen3)
     std::optional<Tensor> k_norm;  // [head_dim]                (qwen3)
     Tensor ffn_norm;               // [n_embd]
-    Tensor ffn_gate;               // [n_embd, n_ff]
-    Tensor ffn_up;                 // [n_embd, n_ff]
-    Tensor ffn_down;               // [n_ff, n_embd]
+    Tensor ffn_gate;               // [n_embd, n_ff]            (dense)
+    Tensor ffn_up;                 // [n_embd, n_ff]            (dense)
+    Tensor ffn_down;               // [n_ff, n_embd]            (dense)
+    Tensor router;                 // [n_embd, n_expert]        (qwen3moe)
+    Tensor gate_exps;              // [n_embd, n_ff_exp, n_expert]
+    Tensor up_exps;                // [n_embd, n_ff_exp, n_expert]
+    Tensor down_exps;              // [n_ff_exp, n_embd, n_expert]
 };
 
 class LlamaFamilyModel final : public Model {

@@ -27,6 +27,7 @@ constexpr std::array kRegistry = {
     Architecture{"llama", make_model<model::LlamaFamilyModel>},
     Architecture{"qwen2", make_model<model::LlamaFamilyModel>},
     Architecture{"qwen3", make_model<model::LlamaFamilyModel>},
+    Architecture{"qwen3moe", make_model<model::LlamaFamilyModel>},
     Architecture{"qwen35moe", make_model<model::Qwen35MoeModel>},
 };
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Ember's logits against the independent numpy forward pass (tests/reference/transformer_reference.py) on the
-tiny llama, qwen2 and qwen3 fixtures: prefill in one batch, token-by-token decode and odd batch sizes.
+tiny llama, qwen2, qwen3 and qwen3moe fixtures: prefill in one batch, token-by-token decode and odd batch sizes.
 
 F32 weights (with an f32 KV cache): max |ember - reference| / max |reference| < 1e-4.
 Quantized weights: mean KL(softmax(reference) || softmax(ember)) < 1e-3, the reference using the same
@@ -30,7 +30,7 @@ def ember_logits(path: Path, tmp_path: Path, batch: int, kv: str) -> np.ndarray:
     return np.fromfile(out, dtype=np.float32).reshape(len(TOKENS), -1).astype(np.float64)
 
 
-@pytest.mark.parametrize("arch", ["llama", "qwen2", "qwen3"])
+@pytest.mark.parametrize("arch", ["llama", "qwen2", "qwen3", "qwen3moe"])
 @pytest.mark.parametrize("wtype", ["f32", "f16", "q8_0", "q4_0"])
 @pytest.mark.parametrize("batch", [0, 1, 5])
 def test_logits_match_the_numpy_reference(arch, wtype, batch, tmp_path):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""An independent forward pass of the Llama-family architectures (llama, qwen2, qwen3) in float64 numpy,
+"""An independent forward pass of the Llama-family architectures (llama, qwen2, qwen3, qwen3moe) in float64 numpy,
 written from the math, reading a GGUF through the `gguf` package (which also dequantizes the weights).
 
     logits = forward(path, tokens)   # [len(tokens), n_vocab]
@@ -7,7 +7,7 @@ written from the math, reading a GGUF through the `gguf` package (which also deq
 RMSNorm: x / sqrt(mean(x^2) + eps) * w. RoPE on the first n_rot dimensions of each head with angle
 pos * freq_scale * base^(-2i/n_rot) (divided by rope_freqs[i] when present); llama pairs (2i, 2i+1), qwen2/qwen3
 pair (i, i + n_rot/2). Causal attention with grouped KV heads (head h reads KV head h // (n_head / n_head_kv)),
-SwiGLU feed-forward, tied output when output.weight is absent.
+SwiGLU feed-forward (qwen3moe: a mixture of SwiGLU experts, `experts`), tied output when output.weight is absent.
 
     logits, features = forward(path, tokens, capture_layers=[1, 2])
 features [len(tokens), len(capture_layers) * n_embd]: for each listed layer j, in list order, the residual stream
@@ -71,6 +71,27 @@ def rope(x, positions, n_rot, base, freq_scale, neox, factors):
     return out
 
 
+def silu(x):
+    return x / (1.0 + np.exp(-x))
+
+
+def experts(w, b, h, k):
+    """qwen3moe's feed-forward: softmax over all experts, the k most probable (ties to the lower index) with
+    their probabilities renormalized, each a SwiGLU of its own weights, summed with those weights."""
+    logits = h @ w.get(b + "ffn_gate_inp.weight").T  # [tokens, n_expert]
+    probs = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    probs /= probs.sum(axis=-1, keepdims=True)
+    gate, up, down = w.get(b + "ffn_gate_exps.weight"), w.get(b + "ffn_up_exps.weight"), w.get(b + "ffn_down_exps.weight")
+    out = np.zeros_like(h)
+    for t in range(h.shape[0]):
+        chosen = sorted(range(probs.shape[1]), key=lambda e: (-probs[t, e], e))[:k]
+        total = sum(probs[t, e] for e in chosen)
+        for e in chosen:
+            y = silu(gate[e] @ h[t]) * (up[e] @ h[t])
+            out[t] += probs[t, e] / total * (down[e] @ y)
+    return out
+
+
 def forward(path, tokens, capture_layers=None):
     w = Weights(path)
     arch = w.key("general.architecture")
@@ -124,9 +145,12 @@ def forward(path, tokens, capture_layers=None):
         attn = np.concatenate(heads, axis=-1)
         x = x + attn @ w.get(b + "attn_output.weight").T
         h = rms_norm(x, w.get(b + "ffn_norm.weight"), eps)
-        gate = h @ w.get(b + "ffn_gate.weight").T
-        up = h @ w.get(b + "ffn_up.weight").T
-        x = x + (gate / (1.0 + np.exp(-gate)) * up) @ w.get(b + "ffn_down.weight").T
+        if w.has(b + "ffn_gate_inp.weight"):
+            x = x + experts(w, b, h, w.key(p + "expert_used_count"))
+        else:
+            gate = h @ w.get(b + "ffn_gate.weight").T
+            up = h @ w.get(b + "ffn_up.weight").T
+            x = x + silu(gate) * up @ w.get(b + "ffn_down.weight").T
     x = rms_norm(x, w.get("output_norm.weight"), eps)
     out = w.get("output.weight") if w.has("output.weight") else w.get("token_embd.weight")
     if capture_layers is None:
