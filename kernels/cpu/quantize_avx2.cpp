@@ -2,8 +2,9 @@
 // AVX2 quantization of activation rows to Q8_0, byte-identical to quant::quantize_row (engine/quant's reference):
 // the same block maximum, scale d = amax / 127 stored as fp16, codes round(x / d) half away from zero, clamped to
 // +-127, NaN to 0. Decode quantizes every product's input on one thread while the others wait, so its speed shows.
-#include "cpu/avx2_common.h"  // last: opens the AVX2 region
 #include "cpu/dot_kernels.h"
+
+#include "cpu/avx2_common.h"  // last, in a block of its own (include sorting must not move it): opens the AVX2 region
 
 namespace ember::cpu::detail {
 
