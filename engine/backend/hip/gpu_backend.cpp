@@ -3,10 +3,9 @@
 #include "backend/hip/gpu_backend.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
-#include <string_view>
 
+#include "backend/env_switch.h"
 #include "backend/hip/gpu_buffers.h"
 #include "backend/hip/gpu_key.h"
 #include "ember/gguf.h"
@@ -14,16 +13,6 @@
 namespace ember::gpu_backend {
 
 namespace gk = gpu_kernels;
-
-namespace {
-
-// A switch in the environment set to 0 (for side-by-side measurements).
-bool env_off(const char* name) {
-    const char* v = std::getenv(name);
-    return v && std::string_view(v) == "0";
-}
-
-}  // namespace
 
 GpuContext::GpuContext(const GpuBackendOptions& opts) : options(opts) {
     int count = 0;
@@ -43,7 +32,7 @@ GpuContext::GpuContext(const GpuBackendOptions& opts) : options(opts) {
     arch = name;
     check(gpu::stream_create(&launch.stream), "creating a stream");
     launch.multiprocessors = prop.multiProcessorCount;
-    launch.matrix_cores = gpu::has_matrix_cores(prop) && !env_off("EMBER_GPU_TENSOR_CORES");
+    launch.matrix_cores = gpu::has_matrix_cores(prop) && env_switched_on("EMBER_GPU_TENSOR_CORES");
     steps = std::make_unique<StepRecorder>(launch, options.graphs);
 }
 

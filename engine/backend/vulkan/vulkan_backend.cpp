@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "backend/env_switch.h"
 #include "ember/error.h"
 
 namespace ember::vulkan {
@@ -36,14 +37,9 @@ VulkanBackend::VulkanBackend(const std::string& device_selector)
       stream_(std::make_unique<Stream>(*ctx_, *pipelines_)) {
     const char* no_dot = std::getenv("EMBER_VULKAN_NO_INTEGER_DOT");
     integer_dot_ = ctx_->integer_dot() && !(no_dot && *no_dot && std::string(no_dot) != "0");
-    // A path the device can take, unless its variable is set to "0" (for comparing the paths on one device).
-    const auto switched_on = [](const char* name) {
-        const char* v = std::getenv(name);
-        return !(v && std::string(v) == "0");
-    };
-    attention_split_ = ctx_->shuffle_width() >= 8 && switched_on("EMBER_VULKAN_ATTENTION_SPLIT");
-    attention_tiled_ = ctx_->shuffle_width() >= 8 && switched_on("EMBER_VULKAN_ATTENTION_TILED");
-    cooperative_matrix_ = ctx_->cooperative_matrix() && switched_on("EMBER_VULKAN_COOPERATIVE_MATRIX");
+    attention_split_ = ctx_->shuffle_width() >= 8 && env_switched_on("EMBER_VULKAN_ATTENTION_SPLIT");
+    attention_tiled_ = ctx_->shuffle_width() >= 8 && env_switched_on("EMBER_VULKAN_ATTENTION_TILED");
+    cooperative_matrix_ = ctx_->cooperative_matrix() && env_switched_on("EMBER_VULKAN_COOPERATIVE_MATRIX");
 }
 
 VulkanBackend::~VulkanBackend() {
