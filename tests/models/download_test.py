@@ -227,10 +227,12 @@ def test_server_ignoring_range_every_time_gives_up(cli, hub):
     hub.add_fault("no_range", path=MODEL, after=600_000, times=1000)
     r = pull_model(cli, timeout=30, stall=10)
     assert_failed_not_ready(cli, r, "the server ignores Range requests")
-    # The first drop resets the connection, which may lose what it had sent, so a resume does not always follow
-    # it; the no_range answers are closed cleanly, so the client sees each one (a reset could hide one of them, and
-    # the resume it never saw refused would be counted here).
-    assert len([q for q in hub.file_requests(MODEL) if q.range]) == 2, "not one restart, then an error"
+    # What the client saw: one restart, then the error. The hub's count of resumes is only bounded: the first drop
+    # resets the connection, which may lose what it had sent (then the next request starts at byte 0 and the
+    # restart comes one request later), and Qt sends a request again by itself when its connection closes before an
+    # answer arrives (then one resume is counted twice). An endless loop of full downloads would make hundreds.
+    assert r.stderr.count("ignored the Range request") == 1, r.stderr
+    assert 2 <= len([q for q in hub.file_requests(MODEL) if q.range]) <= 3, "not one restart, then an error"
     part = Path(str(dest(cli, MODEL)) + ".part")
     assert part.read_bytes() == source(MODEL).read_bytes()[:part.stat().st_size], "the .part holds wrong bytes"
 
