@@ -5,6 +5,8 @@
 // so a decode step keeps the same launches from one token to the next (graph replay). Many queries of a small head
 // (a vision encoder's bidirectional attention: thousands of patches, head size 64-80) take a tiled path instead:
 // a block holds 64 queries of one head, one per thread, and streams K/V tiles through shared memory.
+#include <climits>
+
 #include "quant_blocks.cuh"
 
 namespace ember::gpu_kernels {
@@ -89,6 +91,11 @@ __device__ __forceinline__ float cache_element(const uint8_t* row, int i) {
     }
 }
 
+// The first cache row the query at `position` sees (Backend::attention's sliding window).
+__device__ __forceinline__ int64_t first_visible(int64_t position, int window) {
+    return window > 0 && position >= window ? position - window + 1 : 0;
+}
+
 constexpr int kAttentionThreads = 128;
 constexpr int kMaxPerLane = 16;  // head_dim <= 16 * warp size (512 on 32-lane warps)
 
@@ -106,8 +113,9 @@ __global__ __launch_bounds__(kAttentionThreads) void attention_split_kernel(
     const int kv_head = h / (a.n_head / a.n_head_kv);
     const int64_t n_kv = *n_kv_ptr;
     const int64_t visible = min(n_kv, static_cast<int64_t>(positions[t]) + 1);
-    const int64_t per_split = (visible + splits - 1) / splits;
-    const int64_t begin = split * per_split;
+    const int64_t first = first_visible(positions[t], a.window);
+    const int64_t per_split = (max(visible - first, int64_t{0}) + splits - 1) / splits;
+    const int64_t begin = first + split * per_split;
     const int64_t end = min(visible, begin + per_split);
 
     float qv[PER_LANE], acc[PER_LANE];
@@ -208,16 +216,21 @@ __global__ __launch_bounds__(kTileQueries) void attention_tiled_kernel(
     size_t v_stride, const int32_t* n_kv_ptr, const int32_t* positions, AttentionArgs a, float* out, int64_t os) {
     __shared__ __align__(16) float ks[kTileKeys][HD];
     __shared__ __align__(16) float vs[kTileKeys][HD];
-    __shared__ int block_end;
+    __shared__ int block_begin, block_end;
     const int h = blockIdx.y;
     const int kv_head = h / (a.n_head / a.n_head_kv);
     const int64_t t = static_cast<int64_t>(blockIdx.x) * kTileQueries + threadIdx.x;
     const bool active = t < tokens;
     const int64_t n_kv = *n_kv_ptr;
     const int visible = active ? static_cast<int>(min(n_kv, static_cast<int64_t>(positions[t]) + 1)) : 0;
-    if (threadIdx.x == 0) block_end = 0;
+    const int first = active ? static_cast<int>(first_visible(positions[t], a.window)) : INT_MAX;
+    if (threadIdx.x == 0) {
+        block_begin = INT_MAX;
+        block_end = 0;
+    }
     __syncthreads();
     atomicMax(&block_end, visible);
+    atomicMin(&block_begin, first);
     __syncthreads();
     const int end = block_end;
 
@@ -228,7 +241,7 @@ __global__ __launch_bounds__(kTileQueries) void attention_tiled_kernel(
         acc[i] = 0.0f;
     }
     float run_max = -INFINITY, run_sum = 0.0f;
-    for (int j0 = 0; j0 < end; j0 += kTileKeys) {
+    for (int j0 = block_begin; j0 < end; j0 += kTileKeys) {
         const int n = end - j0 < kTileKeys ? end - j0 : kTileKeys;
         __syncthreads();
         for (int e = threadIdx.x; e < kTileKeys * HD; e += kTileQueries) {
@@ -246,7 +259,8 @@ __global__ __launch_bounds__(kTileQueries) void attention_tiled_kernel(
                 float d = 0.0f;
 #pragma unroll
                 for (int i = 0; i < HD; ++i) d += qv[i] * ks[c0 + u][i];
-                sc[u] = c0 + u < n && j0 + c0 + u < visible ? d : -INFINITY;
+                const int j = j0 + c0 + u;
+                sc[u] = c0 + u < n && j >= first && j < visible ? d : -INFINITY;
                 run_top = fmaxf(run_top, sc[u]);
             }
             if (run_top == -INFINITY) continue;  // none of these keys is visible to this query

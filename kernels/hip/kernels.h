@@ -110,6 +110,7 @@ void store_rows(const Launch& l, const Rows& src, const TypedRows& cache, const 
 struct AttentionArgs {
     int n_head = 0, n_head_kv = 0, head_dim = 0;
     float scale = 0.0f;
+    int window = 0;  // > 0: the query at position p sees rows p - window < j <= p only
 };
 // Scratch floats needed for `tokens` queries.
 size_t attention_scratch_floats(const Launch& l, int64_t tokens, const AttentionArgs& a);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Causal attention of one (token, head) per work group over cache rows j <= position, j < n_kv, with an online
+// Causal attention of one (token, head) per work group over cache rows j <= position, j < n_kv (and inside the
+// window, if any), with an online
 // softmax over chunks of 64 rows: invocation t scores row j0 + t, then every invocation adds the chunk's weighted
 // value rows into its share of the head's output dimensions. CACHE_F32, CACHE_F16 or CACHE_Q8_0.
 #version 450
@@ -26,6 +27,7 @@ layout(push_constant) uniform Params {
     float scale;
     uint pos_off;    // words
     uint tokens;
+    uint window;     // > 0: a query at position p sees rows p - window < j <= p only
 } p;
 
 #if defined(CACHE_F32)
@@ -55,11 +57,12 @@ void main() {
     for (uint i = tid; i < hd; i += 64u) q_head[i] = q[p.q_off + t * p.q_stride + h * hd + i];
     barrier();
     const uint visible = min(p.n_kv, uint(positions[p.pos_off + t]) + 1u);
+    const uint first = first_visible(uint(positions[p.pos_off + t]), p.window);
 
     float acc[8] = float[8](0, 0, 0, 0, 0, 0, 0, 0);
     float running_max = -1.0 / 0.0;
     float running_sum = 0.0;
-    for (uint j0 = 0u; j0 < visible; j0 += 64u) {
+    for (uint j0 = first; j0 < visible; j0 += 64u) {
         const uint j = j0 + tid;
         float s = -1.0 / 0.0;
         if (j < visible) {

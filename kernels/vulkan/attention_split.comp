@@ -37,6 +37,7 @@ layout(push_constant) uniform Params {
     float scale;
     uint pos_off;    // words
     uint tokens;
+    uint window;     // > 0: a query at position p sees rows p - window < j <= p only
     uint n_head_kv;
     uint batch_heads;  // query heads per work group: <= 8, batch_heads * head_dim <= 2048
     uint n_batches;    // work groups per kv head and chunk: ceil(group / batch_heads)
@@ -136,7 +137,8 @@ void main() {
     const uint team = inv_id / TEAM, lane = inv_id % TEAM;
 
     const uint visible = min(p.n_kv, uint(positions[p.pos_off + t]) + 1u);
-    const uint begin = chunk * p.chunk_len;
+    // Chunks count from the first row the token sees (the window's, or row 0).
+    const uint begin = first_visible(uint(positions[p.pos_off + t]), p.window) + chunk * p.chunk_len;
     const uint end = min(visible, begin + p.chunk_len);
 
     const uint q_base = p.q_off + t * p.q_stride + head0 * hd;

@@ -78,6 +78,7 @@ layout(push_constant) uniform Params {
     float scale;
     uint pos_off;    // words
     uint tokens;
+    uint window;     // > 0: a query at position p sees rows p - window < j <= p only
 } p;
 
 // A tile's rows travel as raw words and become floats when they are staged.
@@ -144,13 +145,19 @@ void main() {
         }
         q_sh[SLOT(r, c)] = x;
     }
-    uint visible[RQ];  // rows each of this invocation's queries sees
+    uint first[RQ], visible[RQ];  // rows [first, visible) each of this invocation's queries sees
     [[unroll]] for (uint i = 0u; i < RQ; ++i) {
         const uint t = t0 + team + G * i;
-        visible[i] = t < p.tokens ? min(p.n_kv, uint(positions[p.pos_off + t]) + 1u) : 0u;
+        const uint pos = t < p.tokens ? uint(positions[p.pos_off + t]) : 0u;
+        first[i] = first_visible(pos, p.window);
+        visible[i] = t < p.tokens ? min(p.n_kv, pos + 1u) : 0u;
     }
-    uint end = 0u;  // rows seen by any query of the tile
-    for (uint t = t0; t < min(t0 + BQ, p.tokens); ++t) end = max(end, min(p.n_kv, uint(positions[p.pos_off + t]) + 1u));
+    uint begin = 0xffffffffu, end = 0u;  // rows seen by any query of the tile
+    for (uint t = t0; t < min(t0 + BQ, p.tokens); ++t) {
+        const uint pos = uint(positions[p.pos_off + t]);
+        begin = min(begin, first_visible(pos, p.window));
+        end = max(end, min(p.n_kv, pos + 1u));
+    }
 
     float run_max[RQ], run_sum[RQ];  // per query: the team's running max, this lane's part of the running sum
     vec4 acc[RQ * NFA];
@@ -162,8 +169,8 @@ void main() {
         [[unroll]] for (uint m = 0u; m < TD; ++m) acc_tail[i * TD + m] = 0.0;
     }
     RAW raw[NL];
-    LOAD_TILE(kc, p.k_off, p.k_stride, 0u, end, kv_col, tid, raw);
-    for (uint j0 = 0u; j0 < end; j0 += BK) {
+    LOAD_TILE(kc, p.k_off, p.k_stride, begin, end, kv_col, tid, raw);
+    for (uint j0 = begin; j0 < end; j0 += BK) {
         barrier();  // the previous tile's values are done with kv_sh
         stage(tid, raw);
         barrier();
@@ -192,7 +199,8 @@ void main() {
         [[unroll]] for (uint i = 0u; i < RQ; ++i) {
             float top = -1.0 / 0.0;
             [[unroll]] for (uint k = 0u; k < KPL; ++k) {
-                if (j0 + lane + LANES * k >= visible[i]) s[i * KPL + k] = -1.0 / 0.0;
+                const uint j = j0 + lane + LANES * k;
+                if (j < first[i] || j >= visible[i]) s[i * KPL + k] = -1.0 / 0.0;
                 top = max(top, s[i * KPL + k]);
             }
             top = max(top, subgroupShuffleXor(top, 1u));

@@ -89,6 +89,9 @@ float workgroup_max(float v) {
 // The index of this work group in a 2-D grid that covers a long 1-D range (grids are at most 65535 wide).
 uint linear_group() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
 
+// The first cache row the query at `position` sees (Backend::attention's sliding window; 0 without one).
+uint first_visible(uint position, uint window) { return window > 0u && position >= window ? position - window + 1u : 0u; }
+
 // The gated-FFN activations, as the CPU backend computes them.
 float silu(float v) { return v / (1.0 + exp(-v)); }
 // erf (GLSL has none): Abramowitz & Stegun 7.1.26, absolute error below 1.5e-7.

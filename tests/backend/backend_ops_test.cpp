@@ -418,6 +418,54 @@ TEST_P(BackendOps, AttentionOfManyQueries) {
     }
 }
 
+TEST_P(BackendOps, AttentionInASlidingWindow) {
+    // Gemma 3's local layers: each query sees only the last `window` rows up to its position. Decode steps far into
+    // a long cache (the split kernels' chunks start inside the window), a prefill batch longer than the window (the
+    // tiled kernels, whose tiles hold queries with different first rows), a window of one row, a window longer
+    // than every position (no effect), and positions in any order.
+    struct Case {
+        AttentionParams p;
+        int64_t n_kv;
+        std::vector<int32_t> positions;
+    };
+    std::vector<int32_t> scattered = consecutive(0, 70);
+    std::shuffle(scattered.begin(), scattered.end(), std::mt19937(11));
+    const Case cases[] = {
+        {{4, 1, 256, 0.0625f, 512}, 1300, {1299, 1000, 511, 512, 3}},  // Gemma 3 270M's local layers
+        {{8, 2, 64, 0.125f, 40}, 137, consecutive(37, 100)},
+        {{4, 4, 72, 0.118f, 17}, 150, consecutive(0, 150)},
+        {{6, 2, 128, 0.088f, 1}, 83, consecutive(10, 70)},
+        {{2, 1, 32, 0.17f, 9}, 70, scattered},
+        {{3, 1, 80, 0.11f, 1000}, 65, consecutive(0, 65)},
+    };
+    for (const Case& c : cases) {
+        const AttentionParams& p = c.p;
+        const int64_t kv_cols = int64_t{p.n_head_kv} * p.head_dim, q_cols = int64_t{p.n_head} * p.head_dim;
+        const int64_t tokens = static_cast<int64_t>(c.positions.size());
+        const std::vector<int32_t> rows = consecutive(0, c.n_kv);
+        for (TensorType cache_type : {TensorType::F32, TensorType::F16, TensorType::Q8_0}) {
+            if (cache_type == TensorType::Q8_0 && p.head_dim % 32 != 0) continue;
+            const std::vector<float> k = random(c.n_kv * kv_cols), v = random(c.n_kv * kv_cols);
+            reference::Matrix k_stored, v_stored;
+            upload(cache_type, c.n_kv, kv_cols, k, &k_stored);
+            upload(cache_type, c.n_kv, kv_cols, v, &v_stored);
+            const Tensor k_cache = output(cache_type, c.n_kv, kv_cols);
+            const Tensor v_cache = output(cache_type, c.n_kv, kv_cols);
+            backend_->store_kv(upload_f32(c.n_kv, kv_cols, k), upload_f32(c.n_kv, kv_cols, v), k_cache, v_cache, rows);
+            const std::vector<float> q = random(tokens * q_cols, 2.0f);
+            const Tensor out = output(TensorType::F32, tokens, q_cols);
+            backend_->attention(upload_f32(tokens, q_cols, q), k_cache, v_cache, c.n_kv, c.positions, p, out);
+            const reference::Matrix want =
+                reference::attention(to_double(q), k_stored, v_stored, c.n_kv, c.positions, p);
+            const std::string what = attention_case(cache_type, p, c.n_kv, tokens) + ", window " +
+                                     std::to_string(p.window);
+            // Q8_0 rows decoded in another order than the reference's add rounding over 512 rows of 256 (Vulkan:
+            // 3.8e-5 with or without the window).
+            expect_close(download(out), want, cache_type == TensorType::Q8_0 ? 1e-4 : 1e-5, what.c_str());
+        }
+    }
+}
+
 TEST_P(BackendOps, SoftmaxRows) {
     const std::vector<float> x = random(4 * 1000, 5.0f);
     const Tensor t = upload_f32(4, 1000, x);

@@ -108,9 +108,11 @@ Matrix attention(const Matrix& q, const Matrix& k_cache, const Matrix& v_cache, 
         for (int h = 0; h < p.n_head; ++h) {
             const int kv = h / group;
             const int64_t visible = std::min<int64_t>(n_kv, positions[t] + 1);
+            // The window written out here rather than through first_visible_row, so that the rule is checked too.
+            const int64_t first = p.window > 0 ? std::max<int64_t>(0, positions[t] - p.window + 1) : 0;
             std::vector<double> s(static_cast<size_t>(visible));
             double max = -INFINITY;
-            for (int64_t j = 0; j < visible; ++j) {
+            for (int64_t j = first; j < visible; ++j) {
                 double d = 0;
                 for (int i = 0; i < p.head_dim; ++i)
                     d += q[t * q_cols + h * p.head_dim + i] * k_cache[j * kv_cols + kv * p.head_dim + i];
@@ -118,10 +120,11 @@ Matrix attention(const Matrix& q, const Matrix& k_cache, const Matrix& v_cache, 
                 max = std::max(max, s[static_cast<size_t>(j)]);
             }
             double sum = 0;
-            for (double& e : s) sum += (e = std::exp(e - max));
+            for (int64_t j = first; j < visible; ++j)
+                sum += (s[static_cast<size_t>(j)] = std::exp(s[static_cast<size_t>(j)] - max));
             for (int i = 0; i < p.head_dim; ++i) {
                 double acc = 0;
-                for (int64_t j = 0; j < visible; ++j)
+                for (int64_t j = first; j < visible; ++j)
                     acc += s[static_cast<size_t>(j)] * v_cache[j * kv_cols + kv * p.head_dim + i];
                 out[t * q_cols + h * p.head_dim + i] = acc / sum;
             }

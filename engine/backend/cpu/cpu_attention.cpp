@@ -72,13 +72,14 @@ void CpuBackend::attention_float_cache(const Tensor& q, const Tensor& k_cache, c
             const int n = std::min(per_item, group - first);
             const int h0 = kv_head * group + first;
             const float* qh = reinterpret_cast<const float*>(host_data(q) + t * q.row_stride) + h0 * hd;
-            const int64_t visible = std::min<int64_t>(n_kv, int64_t{positions[static_cast<size_t>(t)]} + 1);
+            const int64_t position = positions[static_cast<size_t>(t)];
+            const int64_t visible = std::min<int64_t>(n_kv, position + 1);
             float running_max[kHeadsPerItem];
             double running_sum[kHeadsPerItem];
             std::fill(running_max, running_max + n, -INFINITY);
             std::fill(running_sum, running_sum + n, 0.0);
             std::fill(acc, acc + n * max_head_dim, 0.0f);
-            for (int64_t j0 = 0; j0 < visible; j0 += kKvTile) {
+            for (int64_t j0 = first_visible_row(position, p); j0 < visible; j0 += kKvTile) {
                 const int64_t rows = std::min(kKvTile, visible - j0);
                 cpu::dot_float_rows(isa_, k_cache.type, host_data(k_cache) + j0 * k_cache.row_stride + kv_head * k_offset,
                                     k_cache.row_stride, rows, qh, hd, n, hd, scores);
@@ -136,6 +137,7 @@ void CpuBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor&
     require(k_cache.cols == int64_t{p.n_head_kv} * p.head_dim && v_cache.cols == k_cache.cols,
             "attention: cache rows do not match the kv heads");
     require(n_kv <= k_cache.rows && static_cast<int64_t>(positions.size()) == q.rows, "attention: bad lengths");
+    require(p.window >= 0, "attention: negative window");
     if (is_float_cache(k_cache.type) && is_float_cache(v_cache.type)) {
         attention_float_cache(q, k_cache, v_cache, n_kv, positions, p, out);
         return;
@@ -153,12 +155,13 @@ void CpuBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor&
             const int kv_head = h / group;
             const float* qh = reinterpret_cast<const float*>(host_data(q) + t * q.row_stride) + h * hd;
             float* oh = reinterpret_cast<float*>(host_data(out) + t * out.row_stride) + h * hd;
-            const int64_t visible = std::min<int64_t>(n_kv, int64_t{positions[static_cast<size_t>(t)]} + 1);
+            const int64_t position = positions[static_cast<size_t>(t)];
+            const int64_t visible = std::min<int64_t>(n_kv, position + 1);
 
             float running_max = -INFINITY;
             double running_sum = 0.0;
             std::fill(acc, acc + hd, 0.0f);
-            for (int64_t j = 0; j < visible; ++j) {
+            for (int64_t j = first_visible_row(position, p); j < visible; ++j) {
                 load_cache_slice(k_cache, j, int64_t{kv_head} * hd, hd, k_row);
                 float s = 0.0f;
                 for (int i = 0; i < hd; ++i) s += qh[i] * k_row[i];

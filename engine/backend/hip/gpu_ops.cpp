@@ -198,7 +198,8 @@ void GpuBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor&
             "attention: bad lengths");
     const gk::Rows qv = f32_rows(q, "attention q"), ov = f32_rows(out, "attention out");
     const gk::TypedRows kc = typed_rows(k_cache, "attention k cache"), vc = typed_rows(v_cache, "attention v cache");
-    const gk::AttentionArgs a{p.n_head, p.n_head_kv, p.head_dim, p.scale};
+    require(p.window >= 0, "attention: negative window");
+    const gk::AttentionArgs a{p.n_head, p.n_head_kv, p.head_dim, p.scale, p.window};
     if (q.rows == 0) return;
     auto* part = reinterpret_cast<float*>(
         scratch(kAttention, gk::attention_scratch_floats(ctx_->launch, q.rows, a) * sizeof(float)));
@@ -207,7 +208,7 @@ void GpuBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor&
     staged[0] = static_cast<int32_t>(n_kv);
     std::copy(positions.begin(), positions.end(), staged.begin() + 1);
     const size_t off = stage(staged.data(), staged.size() * sizeof(int32_t));
-    record(launch_key("attention", qv, kc, vc, ov, off, a.n_head, a.n_head_kv, a.head_dim, a.scale, part),
+    record(launch_key("attention", qv, kc, vc, ov, off, a.n_head, a.n_head_kv, a.head_dim, a.scale, a.window, part),
            [=](const gk::Launch& l, const std::byte* args) {
                const int32_t* s = staged_ints(args, off);
                gk::attention(l, qv, kc, vc, s, s + 1, a, ov, part);

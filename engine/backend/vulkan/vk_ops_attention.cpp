@@ -20,7 +20,7 @@ struct CopyPush {
 struct AttentionPush {
     uint32_t q_off, q_stride, k_off, k_stride, v_off, v_stride, out_off, out_stride, n_kv, n_head, group, head_dim;
     float scale;
-    uint32_t pos_off, tokens;
+    uint32_t pos_off, tokens, window;
 };
 
 // attention_split.comp's second half of the push constants.
@@ -72,6 +72,8 @@ struct SplitPlan {
 // the work groups up to kSplitTargetGroups, each a whole number of tiles: a decode step of a few tokens spreads
 // over the rows, a prefill gets one chunk per work group and no combine step.
 SplitPlan plan_split(int64_t tokens, int64_t n_kv, const AttentionParams& p) {
+    // Chunks count from each token's first visible row: a window bounds the rows any token sees.
+    if (p.window > 0) n_kv = std::min<int64_t>(n_kv, p.window);
     const int group = p.n_head / p.n_head_kv;
     const int most = std::min({kSplitMaxHeads, group, kSplitQueryFloats / p.head_dim});
     SplitPlan plan;
@@ -156,6 +158,7 @@ void VulkanBackend::attention(const Tensor& q, const Tensor& k_cache, const Tens
             "attention: cache rows do not match the kv heads");
     require(n_kv <= k_cache.rows && static_cast<int64_t>(positions.size()) == q.rows, "attention: bad lengths");
     require(k_cache.type == v_cache.type, "attention: k and v caches differ in type");
+    require(p.window >= 0, "attention: negative window");
     using gguf::TensorType;
     require(k_cache.type == TensorType::F32 || k_cache.type == TensorType::F16 || k_cache.type == TensorType::Q8_0,
             "attention: the cache must be f32, f16 or q8_0");
@@ -180,6 +183,7 @@ void VulkanBackend::attention(const Tensor& q, const Tensor& k_cache, const Tens
     push.scale = p.scale;
     push.pos_off = pv.words();
     push.tokens = u32(q.rows);
+    push.window = u32(p.window);
 
     // K and V rows in whole words (q8_0 rows are read by bytes).
     const bool word_rows = k_cache.type == TensorType::Q8_0 || (push.k_off % 4 == 0 && push.k_stride % 4 == 0 &&

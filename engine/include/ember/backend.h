@@ -71,7 +71,15 @@ struct AttentionParams {
     int n_head_kv = 0;
     int head_dim = 0;
     float scale = 0.0f;       // usually 1/sqrt(head_dim)
+    // Sliding-window attention (Gemma 3's local layers): with window > 0, the query at position p sees only the
+    // cache rows j with p - window < j <= p. 0: no window.
+    int window = 0;
 };
+
+// The first cache row the query at `position` sees: 0, or the window's first row.
+inline int64_t first_visible_row(int64_t position, const AttentionParams& p) {
+    return p.window > 0 && position >= p.window ? position - p.window + 1 : 0;
+}
 
 enum class Activation { silu, gelu };
 // gelu_tanh: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); gelu_erf: 0.5 x (1 + erf(x / sqrt(2))).
@@ -146,7 +154,8 @@ public:
     virtual void store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
                           std::span<const int32_t> positions) = 0;
     // Causal attention of q (rows = tokens at positions[i]) over cache rows [0, n_kv): each query sees cache rows
-    // j <= positions[i] (every query at n_kv - 1: bidirectional attention, as a vision encoder needs).
+    // j <= positions[i] (every query at n_kv - 1: bidirectional attention, as a vision encoder needs), and with a
+    // window only the last p.window of them.
     // out: [tokens, n_head * head_dim].
     virtual void attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
                            std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) = 0;
