@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "fit_estimate.h"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "ember/gguf.h"
 #include "model_facts.h"
 
 namespace ember::models {
@@ -28,6 +30,11 @@ FitInput fit_input(const ModelFacts& model, uint64_t context, uint64_t projector
     in.draft_weight_bytes = model.draft_bytes;
     in.projector_bytes = projector_bytes;
     in.kv_bytes_per_position = model.kv_bytes_per_position;
+    in.sliding_kv_bytes_per_position = model.sliding_kv_bytes_per_position;
+    // The engine's Llama-family batch (model/hparams.h kTransformerMaxBatch).
+    constexpr int64_t kEngineMaxBatch = 512;
+    in.sliding_kv_positions = static_cast<uint64_t>(gguf::sliding_window_cache_rows(
+        model.sliding_window, static_cast<int64_t>(std::min<uint64_t>(context, INT64_MAX)), kEngineMaxBatch));
     in.draft_kv_bytes_per_position = model.draft_kv_bytes_per_position;
     in.recurrent_state_bytes = model.recurrent_state_bytes;
     uint32_t draft_tokens = 0;
@@ -45,7 +52,9 @@ FitReport estimate_fit(const FitInput& input, const MemoryBudget& budget) {
     r.weights = input.weight_bytes;
     r.draft_weights = input.draft_weight_bytes;
     r.projector = input.projector_bytes;
-    r.kv_cache = saturating_mul(input.kv_bytes_per_position, input.context);
+    const uint64_t sliding = std::min(input.sliding_kv_bytes_per_position, input.kv_bytes_per_position);
+    r.kv_cache = saturating_add(saturating_mul(input.kv_bytes_per_position - sliding, input.context),
+                                saturating_mul(sliding, std::min(input.sliding_kv_positions, input.context)));
     r.draft_kv_cache = saturating_mul(input.draft_kv_bytes_per_position, input.context);
     r.recurrent_state = saturating_mul(input.recurrent_state_bytes, input.recurrent_copies);
     for (uint64_t part : {r.weights, r.projector, r.kv_cache, r.draft_kv_cache, r.recurrent_state})

@@ -21,6 +21,8 @@ struct FitInput {
     uint64_t draft_weight_bytes = 0;           // the part of weight_bytes that is the DFlash draft (shown apart)
     uint64_t projector_bytes = 0;              // a paired vision projector, when it will be loaded
     uint64_t kv_bytes_per_position = 0;        // the model's KV cache (trunk attention + MTP layers)
+    uint64_t sliding_kv_bytes_per_position = 0;  // the part of it in sliding-window layers, which keep at most
+    uint64_t sliding_kv_positions = 0;           // this many positions
     uint64_t draft_kv_bytes_per_position = 0;  // the DFlash draft's KV cache
     uint64_t recurrent_state_bytes = 0;        // one copy of the recurrent state
     uint32_t recurrent_copies = 1;             // 1 + the speculative rollback snapshots (speculative.md §4)

@@ -73,6 +73,8 @@ void read_memory_shape(const gguf::File& file, ModelFacts& facts) {
     const std::vector<int64_t> heads = keys.per_layer(".attention.head_count", n_layers, 0);
     const std::vector<int64_t> kv_heads = keys.per_layer(".attention.head_count_kv", n_layers, -1);
     const std::vector<bool> recurrent = recurrent_layer_mask(keys, n_trunk, n_layers);
+    const gguf::SlidingWindowLayout sliding = gguf::read_sliding_window(file, facts.architecture, n_layers);
+    facts.sliding_window = sliding.window;
 
     for (uint32_t i = 0; i < n_layers; ++i) {
         if (recurrent[i]) {
@@ -88,8 +90,9 @@ void read_memory_shape(const gguf::File& file, ModelFacts& facts) {
         if (k_dim < 0 || v_dim < 0)
             throw Error(file.name() + ": negative attention key/value length in '" + facts.architecture + ".*'");
         ++facts.kv_layers;
-        facts.kv_bytes_per_position +=
-            static_cast<uint64_t>(n_head_kv) * static_cast<uint64_t>(k_dim + v_dim) * kF16Bytes;
+        const uint64_t bytes = static_cast<uint64_t>(n_head_kv) * static_cast<uint64_t>(k_dim + v_dim) * kF16Bytes;
+        facts.kv_bytes_per_position += bytes;
+        if (i < sliding.local_layers.size() && sliding.local_layers[i]) facts.sliding_kv_bytes_per_position += bytes;
     }
 
     if (facts.recurrent_layers > 0) {

@@ -39,6 +39,8 @@ struct ModelFacts {
     // Memory shape, per sequence.
     uint32_t kv_layers = 0;                    // layers that keep a KV cache (trunk attention layers + MTP layers)
     uint64_t kv_bytes_per_position = 0;        // at f16, all KV layers
+    uint64_t sliding_kv_bytes_per_position = 0;  // the part of it in sliding-window layers, which keep only
+    int64_t sliding_window = 0;                  // this many positions (plus a batch: fit_estimate.cpp)
     uint32_t recurrent_layers = 0;             // Gated-DeltaNet / SSM layers
     uint64_t recurrent_state_bytes = 0;        // conv + SSM state of all recurrent layers, fp32
     uint64_t draft_kv_bytes_per_position = 0;  // the DFlash draft's own KV cache, at f16

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "model/hparams.h"
 
+#include <cmath>
+#include <cstdint>
+
 namespace ember::model {
 
 namespace {
@@ -12,6 +15,23 @@ namespace {
 int64_t positive(const gguf::File& file, const std::string& key, int64_t value, int64_t max = int64_t{1} << 31) {
     if (value <= 0 || value > max) bad(file, key, "is " + std::to_string(value) + ", out of range");
     return value;
+}
+
+// Gemma 3's keys and the facts its converter leaves out, as Hugging Face's Gemma3TextConfig has them: local layers
+// (gguf::read_sliding_window) use RoPE base 10000 unscaled; attention scores are scaled by
+// 1/sqrt(query_pre_attn_scalar), which is head_dim except in the 27B model (62 layers: n_embd / n_head).
+void read_gemma3_hparams(const gguf::File& file, TransformerHParams& hp) {
+    const std::string p = hp.arch + ".";
+    hp.embedding_scale = std::sqrt(static_cast<float>(hp.n_embd));
+    const gguf::SlidingWindowLayout layout = gguf::read_sliding_window(file, hp.arch, hp.n_layer);
+    hp.sliding_window = layout.window;
+    hp.local_layers = layout.local_layers;
+    hp.rope_local.freq_base = 10000.0f;
+    hp.rope_local.freq_scale = 1.0f;
+    const int64_t pre_attn_scalar = hp.n_layer == 62 ? hp.n_embd / hp.n_head : hp.head_dim;
+    hp.attention_scale = static_cast<float>(file.get_float(p + "attention.scale",
+                                                           1.0 / std::sqrt(static_cast<double>(pre_attn_scalar))));
+    if (!(hp.attention_scale > 0.0f)) bad(file, p + "attention.scale", "must be positive");
 }
 
 }  // namespace
@@ -66,6 +86,8 @@ TransformerHParams read_transformer_hparams(const gguf::File& file, const std::s
         // llama3 scaling arrives as the rope_freqs.weight tensor; yarn and others are not supported yet.
         bad(file, p + "rope.scaling.type", "is '" + scaling + "' (supported: none, linear, llama3)");
     }
+    hp.rope_local = hp.rope;
+    if (arch == "gemma3") read_gemma3_hparams(file, hp);
     return hp;
 }
 

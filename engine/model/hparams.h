@@ -2,12 +2,17 @@
 // Hyperparameters of decoder-only transformers, read from `<arch>.*` keys with llama.cpp's names.
 #pragma once
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "ember/backend.h"
 #include "ember/gguf.h"
 
 namespace ember::model {
+
+// The largest batch the Llama-family models run in one forward pass.
+constexpr int64_t kTransformerMaxBatch = 512;
 
 struct TransformerHParams {
     std::string arch;
@@ -27,6 +32,24 @@ struct TransformerHParams {
     int64_t n_ff_exp = 0;
     float rms_eps = 1e-5f;
     RopeParams rope;
+    // 0: 1/sqrt(head_dim).
+    float attention_scale = 0.0f;
+    // Gemma 3: the embeddings are multiplied by sqrt(n_embd); local layers attend within a sliding window of
+    // sliding_window rows, with their own RoPE.
+    float embedding_scale = 1.0f;
+    int64_t sliding_window = 0;
+    std::vector<bool> local_layers;  // per layer; empty: every layer global
+    RopeParams rope_local;
+
+    bool is_local_layer(int64_t il) const {
+        return sliding_window > 0 && il < static_cast<int64_t>(local_layers.size()) &&
+               local_layers[static_cast<size_t>(il)];
+    }
+    // Rows of a local layer's KV cache for batches of up to max_batch tokens: the window slides through twice its
+    // length plus a batch, so that moving the last window's rows to the front never overlaps them.
+    int64_t local_cache_rows(int64_t n_ctx, int64_t max_batch) const {
+        return gguf::sliding_window_cache_rows(sliding_window, n_ctx, max_batch);
+    }
 };
 
 // Reads the keys every decoder-only transformer has. Throws ember::Error naming the file and key.

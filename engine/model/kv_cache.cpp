@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "model/kv_cache.h"
 
+#include <algorithm>
+
 namespace ember::model {
 
 gguf::TensorType kv_tensor_type(KvCacheType type) {
@@ -14,15 +16,18 @@ gguf::TensorType kv_tensor_type(KvCacheType type) {
 
 KvCache::KvCache(Backend& backend, int64_t n_layers, int64_t capacity, int64_t k_cols, int64_t v_cols,
                  KvCacheType type)
-    : capacity_(capacity) {
+    : KvCache(backend, std::vector<int64_t>(static_cast<size_t>(n_layers), capacity), k_cols, v_cols, type) {}
+
+KvCache::KvCache(Backend& backend, const std::vector<int64_t>& rows, int64_t k_cols, int64_t v_cols,
+                 KvCacheType type)
+    : capacity_(rows.empty() ? 0 : *std::max_element(rows.begin(), rows.end())) {
     const gguf::TensorType t = kv_tensor_type(type);
     const uint32_t block = gguf::traits(t).block_size;
     if (k_cols % block != 0 || v_cols % block != 0)
         throw Error("a " + std::string(gguf::traits(t).name) + " KV cache needs rows that are multiples of " +
                     std::to_string(block) + " (this model has " + std::to_string(k_cols) + "); use f16");
     std::vector<std::pair<size_t, size_t>> slots;
-    for (int64_t l = 0; l < n_layers; ++l)
-        slots.emplace_back(arena_.plan(t, capacity, k_cols), arena_.plan(t, capacity, v_cols));
+    for (const int64_t n : rows) slots.emplace_back(arena_.plan(t, n, k_cols), arena_.plan(t, n, v_cols));
     arena_.allocate(backend);
     for (const auto& [k, v] : slots) {
         k_.push_back(arena_.get(k));

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "model/llama_family.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "model/kv_cache.h"
 #include "model/model_output.h"
@@ -13,12 +15,23 @@ namespace {
 
 RopeMode rope_mode_of(const std::string& arch) { return arch == "llama" ? RopeMode::normal : RopeMode::neox; }
 
-// KV caches plus the activations of one batch.
+bool has_qk_norm(const std::string& arch) { return arch == "qwen3" || arch == "qwen3moe" || arch == "gemma3"; }
+
+std::vector<int64_t> cache_rows(const TransformerHParams& hp, int64_t n_ctx, int64_t batch) {
+    std::vector<int64_t> rows;
+    for (int64_t il = 0; il < hp.n_layer; ++il)
+        rows.push_back(hp.is_local_layer(il) ? hp.local_cache_rows(n_ctx, batch) : n_ctx);
+    return rows;
+}
+
+// KV caches plus the activations of one batch. Local (sliding-window) layers keep only local_cache_rows rows:
+// row r holds position local_base + r, and the window's rows move to the front when a batch would run past the end.
 class LlamaState final : public SequenceState {
 public:
     LlamaState(Backend& backend, const TransformerHParams& hp, int64_t n_ctx, KvCacheType kv_type, int64_t batch)
-        : backend_(backend), hp_(hp), batch_(batch),
-          cache_(backend, hp.n_layer, n_ctx, hp.n_head_kv * hp.head_dim, hp.n_head_kv * hp.head_dim_v, kv_type) {
+        : backend_(backend), hp_(hp), batch_(batch), n_ctx_(n_ctx),
+          cache_(backend, cache_rows(hp, n_ctx, batch), hp.n_head_kv * hp.head_dim, hp.n_head_kv * hp.head_dim_v,
+                 kv_type) {
         using gguf::TensorType;
         const size_t ix = arena_.plan(TensorType::F32, batch, hp.n_embd);
         const size_t ih = arena_.plan(TensorType::F32, batch, hp.n_embd);
@@ -53,14 +66,34 @@ public:
         exp_down = arena_.get(ied);
     }
 
-    int64_t capacity() const override { return cache_.capacity(); }
+    int64_t capacity() const override { return n_ctx_; }
     size_t memory_bytes() const override {
         return cache_.bytes() + arena_.bytes() + (logits_buffer_ ? logits_buffer_->size() : 0);
     }
     int64_t position() const override { return n_past; }
     int64_t truncate(int64_t n) override {
         n_past = std::min(n_past, std::max<int64_t>(n, 0));
+        // A local layer's rows before local_base are gone: a position whose window reaches back past them is
+        // recomputed from 0.
+        if (local_base > 0 && n_past - hp_.sliding_window + 1 < local_base) n_past = local_base = 0;
         return n_past;
+    }
+
+    // Before a batch of n tokens: if it would run past the local layers' rows, the last window - 1 rows (all that
+    // the batch's first query sees besides itself) move to the front. They never overlap their new place: the
+    // rows hold 2 * window + batch, and this happens only once more than 2 * window rows are in use.
+    void slide_local_window(Backend& be, int64_t n) {
+        if (hp_.sliding_window <= 0) return;
+        const int64_t rows = hp_.local_cache_rows(n_ctx_, batch_);
+        if (n_past + n - local_base <= rows) return;
+        const int64_t keep_from = std::max(local_base, n_past - hp_.sliding_window + 1);
+        const int64_t count = n_past - keep_from, from = keep_from - local_base;
+        for (int64_t il = 0; il < hp_.n_layer && count > 0; ++il) {
+            if (!hp_.is_local_layer(il)) continue;
+            for (const Tensor* cache : {&cache_.k(static_cast<size_t>(il)), &cache_.v(static_cast<size_t>(il))})
+                be.convert(cache->row_range(from, count), cache->row_range(0, count));
+        }
+        local_base = keep_from;
     }
 
     // Room for `rows` rows of logits (grown on demand: all-position logits are rare).
@@ -76,7 +109,9 @@ public:
     int64_t batch() const { return batch_; }
 
     int64_t n_past = 0;
+    int64_t local_base = 0;  // the position of local layers' cache row 0
     std::vector<int32_t> positions;
+    std::vector<int32_t> local_rows;  // positions - local_base: where the batch's rows go in local caches
     Tensor x, h, q, k, v, attn, gate, up;  // [batch, width] activations
     // Mixture of experts: router logits [batch, n_expert], the chosen experts and their weights [batch, used], and
     // the experts' rows [batch * used, width] (one-element placeholders in dense models).
@@ -86,6 +121,7 @@ private:
     Backend& backend_;
     TransformerHParams hp_;
     int64_t batch_;
+    int64_t n_ctx_;
     KvCache cache_;
     TensorArena arena_;
     std::unique_ptr<Buffer> logits_buffer_;
@@ -112,7 +148,9 @@ LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, con
     output_ = w.optional("output.weight", {e, hp_.n_vocab}).value_or(token_embd_);
     rope_factors_ = w.optional_f32("rope_freqs.weight", {hp_.rope.n_rot / 2});
 
-    const bool qk_norm = arch == "qwen3" || arch == "qwen3moe";
+    const bool qk_norm = has_qk_norm(arch);
+    const bool gemma = arch == "gemma3";
+    if (gemma) ffn_activation_ = Activation::gelu;
     for (int64_t i = 0; i < hp_.n_layer; ++i) {
         const std::string b = "blk." + std::to_string(i) + ".";
         LlamaLayer l;
@@ -127,6 +165,10 @@ LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, con
         if (qk_norm) {
             l.q_norm = w.require_f32(b + "attn_q_norm.weight", {hp_.head_dim});
             l.k_norm = w.require_f32(b + "attn_k_norm.weight", {hp_.head_dim});
+        }
+        if (gemma) {
+            l.post_attn_norm = w.require_f32(b + "post_attention_norm.weight", {e});
+            l.post_ffn_norm = w.require_f32(b + "post_ffw_norm.weight", {e});
         }
         l.ffn_norm = w.require_f32(b + "ffn_norm.weight", {e});
         if (hp_.n_expert > 0) {
@@ -173,22 +215,34 @@ void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& reques
         throw Error("context full: " + std::to_string(st.n_past + n) + " positions needed, the context holds " +
                     std::to_string(st.capacity()));
 
+    st.slide_local_window(backend_, n);
     st.positions.resize(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) st.positions[static_cast<size_t>(i)] = static_cast<int32_t>(st.n_past + i);
-    const std::span<const int32_t> pos = st.positions;
+    st.local_rows.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+        st.positions[static_cast<size_t>(i)] = static_cast<int32_t>(st.n_past + i);
+        st.local_rows[static_cast<size_t>(i)] = static_cast<int32_t>(st.n_past + i - st.local_base);
+    }
+    const std::span<const int32_t> pos = st.positions, local_rows = st.local_rows;
     const Tensor x = st.x.row_range(0, n), h = st.h.row_range(0, n), q = st.q.row_range(0, n),
                  k = st.k.row_range(0, n), v = st.v.row_range(0, n), attn = st.attn.row_range(0, n),
                  gate = st.gate.row_range(0, n), up = st.up.row_range(0, n);
-    const AttentionParams ap{static_cast<int>(hp_.n_head), static_cast<int>(hp_.n_head_kv),
-                             static_cast<int>(hp_.head_dim), 1.0f / std::sqrt(static_cast<float>(hp_.head_dim))};
+    const float attention_scale =
+        hp_.attention_scale > 0.0f ? hp_.attention_scale : 1.0f / std::sqrt(static_cast<float>(hp_.head_dim));
+    const AttentionParams global{static_cast<int>(hp_.n_head), static_cast<int>(hp_.n_head_kv),
+                                 static_cast<int>(hp_.head_dim), attention_scale};
+    AttentionParams local = global;
+    local.window = static_cast<int>(hp_.sliding_window);
     const Tensor* factors = rope_factors_ ? &*rope_factors_ : nullptr;
     const float eps = hp_.rms_eps;
     Backend& be = backend_;
 
     LayerCapture capture(request, n, hp_.n_embd);
     be.get_rows(token_embd_, request.tokens, x);
+    if (hp_.embedding_scale != 1.0f) be.scale(x, hp_.embedding_scale, x);
     for (size_t il = 0; il < layers_.size(); ++il) {
         const LlamaLayer& l = layers_[il];
+        const bool is_local = hp_.is_local_layer(static_cast<int64_t>(il));
+        const RopeParams& rope = is_local ? hp_.rope_local : hp_.rope;
         capture.at_layer(be, static_cast<int64_t>(il), x);
         be.rms_norm(x, l.attn_norm, eps, h);
         be.matmul(l.wq, h, q, l.bq ? &*l.bq : nullptr);
@@ -198,11 +252,14 @@ void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& reques
             be.rms_norm(q.reshaped(hp_.head_dim), *l.q_norm, eps, q.reshaped(hp_.head_dim));
             be.rms_norm(k.reshaped(hp_.head_dim), *l.k_norm, eps, k.reshaped(hp_.head_dim));
         }
-        be.rope(q, static_cast<int>(hp_.head_dim), pos, hp_.rope, factors);
-        be.rope(k, static_cast<int>(hp_.head_dim), pos, hp_.rope, factors);
-        be.store_kv(k, v, st.cache().k(il), st.cache().v(il), pos);
-        be.attention(q, st.cache().k(il), st.cache().v(il), st.n_past + n, pos, ap, attn);
+        be.rope(q, static_cast<int>(hp_.head_dim), pos, rope, factors);
+        be.rope(k, static_cast<int>(hp_.head_dim), pos, rope, factors);
+        const std::span<const int32_t> rows = is_local ? local_rows : pos;
+        const int64_t n_kv = st.n_past + n - (is_local ? st.local_base : 0);
+        be.store_kv(k, v, st.cache().k(il), st.cache().v(il), rows);
+        be.attention(q, st.cache().k(il), st.cache().v(il), n_kv, rows, is_local ? local : global, attn);
         be.matmul(l.wo, attn, h);
+        if (l.post_attn_norm) be.rms_norm(h, *l.post_attn_norm, eps, h);
         be.add(x, h, x);
 
         be.rms_norm(x, l.ffn_norm, eps, h);
@@ -218,9 +275,10 @@ void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& reques
             be.matmul_experts(l.down_exps, hp_.n_expert, eg, ids, ed);
             be.moe_combine(ed, weights, h);
         } else {
-            be.matmul_gated(Activation::silu, l.ffn_gate, l.ffn_up, h, up, gate);
+            be.matmul_gated(ffn_activation_, l.ffn_gate, l.ffn_up, h, up, gate);
             be.matmul(l.ffn_down, gate, h);
         }
+        if (l.post_ffn_norm) be.rms_norm(h, *l.post_ffn_norm, eps, h);
         be.add(x, h, x);
     }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Dense decoder-only transformers of the Llama family: `llama` (incl. SmolLM2, Llama 3), `qwen2` (q/k/v biases)
-// and `qwen3` (RMS norms on q and k per head). Pre-norm blocks: x += Wo·attn(rope(Wq h), rope(Wk h), Wv h) with
-// h = rms_norm(x); x += Wdown·(silu(Wgate h) * Wup h) with h = rms_norm(x).
+// Decoder-only transformers of the Llama family: `llama` (incl. SmolLM2, Llama 3), `qwen2` (q/k/v biases),
+// `qwen3` (RMS norms on q and k per head), `qwen3moe` (qwen3 with a mixture of experts) and `gemma3` (QK norms,
+// norms after the attention and the feed-forward too, GeGLU, scaled embeddings, sliding-window local layers).
+// Pre-norm blocks: x += Wo·attn(rope(Wq h), rope(Wk h), Wv h) with h = rms_norm(x); x += Wdown·(act(Wgate h) *
+// Wup h) with h = rms_norm(x).
 #pragma once
 
 #include <optional>
@@ -20,8 +22,10 @@ struct LlamaLayer {
     std::optional<Tensor> bq;      // [n_head * head_dim]       (qwen2)
     std::optional<Tensor> bk;      // [n_head_kv * head_dim]    (qwen2)
     std::optional<Tensor> bv;      // [n_head_kv * head_dim_v]  (qwen2)
-    std::optional<Tensor> q_norm;  // [head_dim]                (qwen3)
-    std::optional<Tensor> k_norm;  // [head_dim]                (qwen3)
+    std::optional<Tensor> q_norm;  // [head_dim]                (qwen3, gemma3)
+    std::optional<Tensor> k_norm;  // [head_dim]                (qwen3, gemma3)
+    std::optional<Tensor> post_attn_norm;  // [n_embd]          (gemma3: on Wo·attn before the residual add)
+    std::optional<Tensor> post_ffn_norm;   // [n_embd]          (gemma3: on the feed-forward's output)
     Tensor ffn_norm;               // [n_embd]
     Tensor ffn_gate;               // [n_embd, n_ff]            (dense)
     Tensor ffn_up;                 // [n_embd, n_ff]            (dense)
@@ -38,7 +42,7 @@ public:
 
     const ModelInfo& info() const override { return info_; }
     std::unique_ptr<SequenceState> create_state(const StateOptions& options) const override;
-    int64_t max_batch() const override { return 512; }
+    int64_t max_batch() const override { return kTransformerMaxBatch; }
     void forward(SequenceState& state, const ForwardRequest& request, std::vector<float>& logits) const override;
     const Tensor& token_embedding() const override { return token_embd_; }
     const Tensor& output_head() const override { return output_; }
@@ -53,6 +57,7 @@ private:
     Tensor output_;                       // [n_embd, n_vocab] (token_embd_ when tied)
     std::optional<Tensor> rope_factors_;  // [n_rot / 2] (Llama 3 frequency scaling)
     std::vector<LlamaLayer> layers_;
+    Activation ffn_activation_ = Activation::silu;  // gelu (tanh form) for gemma3
 };
 
 }  // namespace ember::model

@@ -55,9 +55,13 @@ MemoryNeeds estimate_memory_needs(const gguf::File& file, int64_t n_ctx, KvCache
         needs.state += static_cast<uint64_t>(recurrent * state_floats * 4 * (1 + kRollbackCopies + kCheckpointCopies));
         n_embd = hp.n_embd, n_vocab = hp.n_vocab, batch = model::kQwen35MaxBatch;
         ffn_rows = std::max(hp.n_expert_used * hp.n_ff_exp, std::max(hp.conv_dim(), hp.n_head * hp.head_dim * 2));
-    } else if (arch == "llama" || arch == "qwen2" || arch == "qwen3" || arch == "qwen3moe") {
+    } else if (arch == "llama" || arch == "qwen2" || arch == "qwen3" || arch == "qwen3moe" || arch == "gemma3") {
         const model::TransformerHParams hp = model::read_transformer_hparams(file, arch, RopeMode::normal);
-        needs.state = kv_bytes(hp.n_layer, hp.n_head_kv, std::max(hp.head_dim, hp.head_dim_v), n_ctx, kv_type);
+        const int64_t width = std::max(hp.head_dim, hp.head_dim_v);
+        for (int64_t il = 0; il < hp.n_layer; ++il) {
+            const int64_t rows = hp.is_local_layer(il) ? hp.local_cache_rows(n_ctx, model::kTransformerMaxBatch) : n_ctx;
+            needs.state += kv_bytes(1, hp.n_head_kv, width, rows, kv_type);
+        }
         n_embd = hp.n_embd, n_vocab = hp.n_vocab;
         ffn_rows = std::max({hp.n_ff, hp.n_head * hp.head_dim * 3, hp.n_expert_used * (2 * hp.n_ff_exp + hp.n_embd)});
     }  // other architectures: load_model says they are not supported

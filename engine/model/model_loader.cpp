@@ -28,6 +28,7 @@ constexpr std::array kRegistry = {
     Architecture{"qwen2", make_model<model::LlamaFamilyModel>},
     Architecture{"qwen3", make_model<model::LlamaFamilyModel>},
     Architecture{"qwen3moe", make_model<model::LlamaFamilyModel>},
+    Architecture{"gemma3", make_model<model::LlamaFamilyModel>},
     Architecture{"qwen35moe", make_model<model::Qwen35MoeModel>},
 };
 

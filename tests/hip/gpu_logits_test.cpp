@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Whole models on each GPU backend (Vulkan; HIP/CUDA where built) against the CPU backend, loaded the way the app
-// loads them (LoadedModel::load with LoadOptions.backend), on the dense fixtures (llama, qwen2, qwen3, qwen3moe in
-// F32, F16, Q8_0, Q4_0) and the qwen35moe fixtures (F32, F16, Q8_0, Q4_0, ROCmFP4 STRIX). Every position's logits of a
-// prompt, once as one batch and once token by token (the decode path, graph replay included), under the thresholds
-// of the CPU-vs-reference tests (tests/model/model_logits_test.py, qwen35moe_test.py):
+// loads them (LoadedModel::load with LoadOptions.backend), on the dense fixtures (llama, qwen2, qwen3, qwen3moe,
+// gemma3 in F32, F16, Q8_0, Q4_0) and the qwen35moe fixtures (F32, F16, Q8_0, Q4_0, ROCmFP4 STRIX). Every position's
+// logits of a prompt, once as one batch and once token by token (the decode path, graph replay included), under the
+// thresholds of the CPU-vs-reference tests (tests/model/model_logits_test.py, qwen35moe_test.py):
 //   F32 weights with an F32 KV cache: max |gpu - cpu| / max |cpu| < 1e-4;
 //   other weights (F16 KV cache): mean KL(softmax(cpu) || softmax(gpu)) < 1e-3.
 // Each case prints its figures on a "[ figures ]" line.
@@ -107,7 +107,7 @@ void PrintTo(const Case& c, std::ostream* os) {
 std::vector<Case> cases() {
     std::vector<Case> out;
     for (const std::string& backend : test::gpu_backend_names()) {
-        for (const char* arch : {"llama", "qwen2", "qwen3", "qwen3moe"})
+        for (const char* arch : {"llama", "qwen2", "qwen3", "qwen3moe", "gemma3"})
             for (const char* type : {"f32", "f16", "q8_0", "q4_0"})
                 out.push_back({backend, std::string("dense/") + arch + "-" + type + ".gguf"});
         for (const char* type : {"f32", "f16", "q8_0", "q4_0", "strix"})

@@ -89,6 +89,43 @@ TEST(FitEstimate, Qwen36RocmFp4At32KContext) {
     EXPECT_NE(line.find("of 16.00 GiB GPU memory"), std::string::npos) << line;
 }
 
+// Gemma 3 270M's keys: 18 layers of 1 kv head of 256, a 512-position window, every sixth layer global.
+gguf::File gemma3_file(std::vector<std::byte>& storage, const std::vector<bool>* local_layers) {
+    gguf::Writer w;
+    w.set("general.architecture", std::string("gemma3"));
+    w.set("gemma3.block_count", uint32_t(18));
+    w.set("gemma3.embedding_length", uint32_t(640));
+    w.set("gemma3.attention.head_count", uint32_t(4));
+    w.set("gemma3.attention.head_count_kv", uint32_t(1));
+    w.set("gemma3.attention.key_length", uint32_t(256));
+    w.set("gemma3.attention.value_length", uint32_t(256));
+    w.set("gemma3.attention.sliding_window", uint32_t(512));
+    if (local_layers) {
+        std::vector<gguf::OwnedValue> list;
+        for (bool local : *local_layers) list.emplace_back(local);
+        w.set("gemma3.attention.sliding_window_pattern", gguf::make_array(gguf::ValueType::BOOL, std::move(list)));
+    }
+    storage = w.to_bytes();
+    return gguf::File::from_memory(storage, "gemma3.gguf");
+}
+
+TEST(FitEstimate, Gemma3LocalLayersKeepOnlyTheirWindow) {
+    std::vector<std::byte> bytes;
+    const ModelFacts f = read_model_facts(gemma3_file(bytes, nullptr));
+    constexpr uint64_t kLayer = 1 * (256 + 256) * 2;  // bytes per position of one layer at f16
+    EXPECT_EQ(f.kv_bytes_per_position, 18 * kLayer);
+    EXPECT_EQ(f.sliding_kv_bytes_per_position, 15 * kLayer);  // layers 5, 11 and 17 are global
+    // At 32768 positions: 3 global layers hold them all, 15 local ones 2 * 512 + 512 rows.
+    EXPECT_EQ(estimate_fit(fit_input(f, 32768), {}).kv_cache, 3 * kLayer * 32768 + 15 * kLayer * 1536);
+    // Below the local rows every layer holds the whole context.
+    EXPECT_EQ(estimate_fit(fit_input(f, 1000), {}).kv_cache, 18 * kLayer * 1000);
+    // A per-layer list instead of the default pattern: two local layers.
+    std::vector<bool> list(18, false);
+    list[0] = list[1] = true;
+    const ModelFacts g = read_model_facts(gemma3_file(bytes, &list));
+    EXPECT_EQ(g.sliding_kv_bytes_per_position, 2 * kLayer);
+}
+
 TEST(FitEstimate, KvCacheGrowsLinearlyWithContext) {
     std::vector<std::byte> bytes;
     const ModelFacts f = read_model_facts(qwen36_file(bytes, false));

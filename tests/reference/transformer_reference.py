@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""An independent forward pass of the Llama-family architectures (llama, qwen2, qwen3, qwen3moe) in float64 numpy,
-written from the math, reading a GGUF through the `gguf` package (which also dequantizes the weights).
+"""An independent forward pass of the Llama-family architectures (llama, qwen2, qwen3, qwen3moe, gemma3) in float64
+numpy, written from the math, reading a GGUF through the `gguf` package (which also dequantizes the weights).
 
     logits = forward(path, tokens)   # [len(tokens), n_vocab]
 
@@ -8,6 +8,10 @@ RMSNorm: x / sqrt(mean(x^2) + eps) * w. RoPE on the first n_rot dimensions of ea
 pos * freq_scale * base^(-2i/n_rot) (divided by rope_freqs[i] when present); llama pairs (2i, 2i+1), qwen2/qwen3
 pair (i, i + n_rot/2). Causal attention with grouped KV heads (head h reads KV head h // (n_head / n_head_kv)),
 SwiGLU feed-forward (qwen3moe: a mixture of SwiGLU experts, `experts`), tied output when output.weight is absent.
+gemma3 (Hugging Face's Gemma3TextModel; its GGUF norms already hold 1 + w): embeddings times sqrt(n_embd), RMS norms
+on q/k per head and on the outputs of attention and feed-forward before their residual adds, GeGLU with tanh GELU,
+local layers (all but every sliding_window_pattern-th, default 6) attending to the last `sliding_window` positions
+with RoPE base 10000, scores scaled by 1/sqrt(head_dim).
 
     logits, features = forward(path, tokens, capture_layers=[1, 2])
 features [len(tokens), len(capture_layers) * n_embd]: for each listed layer j, in list order, the residual stream
@@ -75,6 +79,18 @@ def silu(x):
     return x / (1.0 + np.exp(-x))
 
 
+def gelu_tanh(x):
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
+
+
+def gemma3_local_layers(w, p, n_layer):
+    """Which layers use the sliding window (Gemma3TextConfig: 5 of every 6)."""
+    pattern = w.key(p + "attention.sliding_window_pattern", 6)
+    if isinstance(pattern, list):
+        return [bool(v) for v in pattern]
+    return [i % pattern < pattern - 1 for i in range(n_layer)]
+
+
 def experts(w, b, h, k):
     """qwen3moe's feed-forward: softmax over all experts, the k most probable (ties to the lower index) with
     their probabilities renormalized, each a SwiGLU of its own weights, summed with those weights."""
@@ -92,7 +108,7 @@ def experts(w, b, h, k):
     return out
 
 
-def forward(path, tokens, capture_layers=None):
+def forward(path, tokens, capture_layers=None, ignore_window=False):
     w = Weights(path)
     arch = w.key("general.architecture")
     p = arch + "."
@@ -110,15 +126,27 @@ def forward(path, tokens, capture_layers=None):
     neox = arch != "llama"
     factors = w.get("rope_freqs.weight").reshape(-1) if w.has("rope_freqs.weight") else None
 
+    gemma = arch == "gemma3"
+    window = w.key(p + "attention.sliding_window", 0) if gemma and not ignore_window else 0
+    local = gemma3_local_layers(w, p, n_layer) if gemma else [False] * n_layer
+
     T = len(tokens)
     positions = np.arange(T)
     x = w.get("token_embd.weight")[np.asarray(tokens)]
+    if gemma:
+        x = x * np.sqrt(n_embd)
     group = n_head // n_head_kv
-    mask = np.triu(np.full((T, T), -np.inf), k=1)
+    causal = np.triu(np.full((T, T), -np.inf), k=1)
+    distance = positions[:, None] - positions[None, :]
+    windowed = np.where(distance >= window, -np.inf, causal) if window > 0 else causal
     layer_inputs = {}
     for layer in range(n_layer):
         layer_inputs[layer] = x
         b = f"blk.{layer}."
+        is_local = local[layer] and window > 0
+        mask = windowed if is_local else causal
+        layer_base = 10000.0 if is_local else base
+        layer_scale = 1.0 if is_local else freq_scale
         h = rms_norm(x, w.get(b + "attn_norm.weight"), eps)
         q = h @ w.get(b + "attn_q.weight").T
         k = h @ w.get(b + "attn_k.weight").T
@@ -133,8 +161,8 @@ def forward(path, tokens, capture_layers=None):
         if w.has(b + "attn_q_norm.weight"):
             q = rms_norm(q, w.get(b + "attn_q_norm.weight"), eps)
             k = rms_norm(k, w.get(b + "attn_k_norm.weight"), eps)
-        q = rope(q, positions, n_rot, base, freq_scale, neox, factors)
-        k = rope(k, positions, n_rot, base, freq_scale, neox, factors)
+        q = rope(q, positions, n_rot, layer_base, layer_scale, neox, factors)
+        k = rope(k, positions, n_rot, layer_base, layer_scale, neox, factors)
         heads = []
         for hd in range(n_head):
             kv = hd // group
@@ -142,15 +170,20 @@ def forward(path, tokens, capture_layers=None):
             scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
             scores /= scores.sum(axis=-1, keepdims=True)
             heads.append(scores @ v[:, kv, :])
-        attn = np.concatenate(heads, axis=-1)
-        x = x + attn @ w.get(b + "attn_output.weight").T
+        attn = np.concatenate(heads, axis=-1) @ w.get(b + "attn_output.weight").T
+        if gemma:
+            attn = rms_norm(attn, w.get(b + "post_attention_norm.weight"), eps)
+        x = x + attn
         h = rms_norm(x, w.get(b + "ffn_norm.weight"), eps)
         if w.has(b + "ffn_gate_inp.weight"):
             x = x + experts(w, b, h, w.key(p + "expert_used_count"))
         else:
             gate = h @ w.get(b + "ffn_gate.weight").T
             up = h @ w.get(b + "ffn_up.weight").T
-            x = x + silu(gate) * up @ w.get(b + "ffn_down.weight").T
+            ffn = (gelu_tanh(gate) if gemma else silu(gate)) * up @ w.get(b + "ffn_down.weight").T
+            if gemma:
+                ffn = rms_norm(ffn, w.get(b + "post_ffw_norm.weight"), eps)
+            x = x + ffn
     x = rms_norm(x, w.get("output_norm.weight"), eps)
     out = w.get("output.weight") if w.has("output.weight") else w.get("token_embd.weight")
     if capture_layers is None:

@@ -205,6 +205,19 @@ struct Capabilities {
 
 Capabilities describe(const File& file);
 
+// Sliding-window attention (Gemma 3's local layers): the window and, per layer, whether the layer uses it. window 0
+// and no layers for files without one. Throws ember::Error naming the file and key on an impossible layout.
+struct SlidingWindowLayout {
+    int64_t window = 0;
+    std::vector<bool> local_layers;
+};
+SlidingWindowLayout read_sliding_window(const File& file, const std::string& arch, int64_t n_layer);
+// The rows the engine keeps for a sliding-window layer at context n_ctx: twice the window plus one batch of up to
+// max_batch tokens (the window's rows move to the front when a batch would run past the end).
+inline int64_t sliding_window_cache_rows(int64_t window, int64_t n_ctx, int64_t max_batch) {
+    return n_ctx < 2 * window + max_batch ? n_ctx : 2 * window + max_batch;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Writer
 
