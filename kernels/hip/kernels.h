@@ -71,7 +71,8 @@ void matvec_experts_integer(const Launch& l, const Weights& w, int64_t n_experts
                             const int32_t* ids, int64_t tokens, int k, const Rows& out);
 void matvec_experts_float(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot,
                           const int32_t* ids, int64_t tokens, int k, const Rows& out);
-// The batched form: slots grouped by expert (scratch: expert_group_bytes), then one tiled product per expert.
+// The batched form: slots grouped by expert (scratch: expert_group_bytes), then one tiled product per tile of an
+// expert's slots (a block per tile, so a popular expert spreads over many blocks).
 size_t expert_group_bytes(int64_t n_experts, int64_t slots);
 void matmul_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot,
                             const int32_t* ids, int64_t tokens, int k, const Rows& out, void* scratch);

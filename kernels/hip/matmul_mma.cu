@@ -4,6 +4,7 @@
 // each) and stage the activations as f16 beside it, and each warp multiplies its sub-tile with m16n8k16 products
 // into f32. Float weights (F32, F16, BF16): steps of 32 inputs kept as floats, each product done as three TF32
 // products (m16n8k8) of the split operands, which keeps the sums close to f32 ones.
+#include "expert_tiles.cuh"
 #include "matmul_mma.cuh"
 #include "matvec_common.cuh"
 
@@ -131,15 +132,14 @@ __device__ __forceinline__ float float_at(const uint8_t* row, int64_t k, int64_t
         return gpu::bf16_to_float(reinterpret_cast<const uint16_t*>(row)[k]);
 }
 
-// group_slots: nullptr for a dense product (token i of the tile is blockIdx.y * BN + i), else the slot list of
-// expert blockIdx.y, walked in tiles of BN. Shared rows hold kLeadWords words: 64 inputs as f16 pairs (block
-// types) or 32 floats (float types), then 4 words of padding so that fragment loads hit 32 distinct banks.
+// The block's tokens: load_token_tile (expert_tiles.cuh). Shared rows hold kLeadWords words: 64 inputs as f16
+// pairs (block types) or 32 floats (float types), then 4 words of padding so that fragment loads hit 32 distinct
+// banks.
 template <int T, int BN>
 __global__ __launch_bounds__(kThreads) void mma_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t cols,
                                                        const float* x, int64_t x_stride, bool x_per_slot, int k,
-                                                       const int32_t* group_offsets, const int32_t* group_slots,
-                                                       int64_t tokens, float* out, int64_t out_stride,
-                                                       const float* bias) {
+                                                       ExpertGroups groups, int64_t tokens, float* out,
+                                                       int64_t out_stride, const float* bias) {
     constexpr bool kHalves = block_type(T);
     constexpr int kStep = kHalves ? 64 : 32;  // inputs per shared-memory step
     constexpr int kWarpsN = BN >= 32 ? 2 : 1, kWarpsM = 8 / kWarpsN;
@@ -154,150 +154,125 @@ __global__ __launch_bounds__(kThreads) void mma_kernel(const uint8_t* w, size_t 
     const int wm = warp / kWarpsN, wn = warp % kWarpsN;
     const int g = lane >> 2, t = lane & 3;
     const int64_t m0 = static_cast<int64_t>(blockIdx.x) * kRows;
-    int64_t first = 0, count = tokens;
-    const uint8_t* wbase = w;
-    if (group_slots) {
-        const int e = blockIdx.y;
-        first = group_offsets[e];
-        count = group_offsets[e + 1] - first;
-        wbase = w + static_cast<size_t>(e) * static_cast<size_t>(rows) * row_stride;
-    } else {
-        first = static_cast<int64_t>(blockIdx.y) * BN;
-        count = tokens - first < BN ? tokens - first : BN;
-    }
+    int expert = 0;
+    const int n = load_token_tile<BN>(groups, tokens, x_per_slot, k, x_row, out_row, expert);
+    if (n <= 0) return;
+    const uint8_t* wbase = w + static_cast<size_t>(expert) * static_cast<size_t>(rows) * row_stride;
     const int64_t steps = (cols + kStep - 1) / kStep;
-    const int64_t n_tiles = group_slots ? (count + BN - 1) / BN : 1;
-    for (int64_t tile = 0; tile < n_tiles; ++tile) {
-        const int64_t n0 = group_slots ? tile * BN : 0;
-        const int n = static_cast<int>(count - n0 < BN ? count - n0 : BN);
-        if (n <= 0) break;
+    float acc[MT][NT][4] = {};
+    for (int64_t step = 0; step < steps; ++step) {
+        const int64_t k0 = step * kStep;
         __syncthreads();
-        if (tid < BN) {
-            if (tid < n) {
-                const int64_t s = group_slots ? group_slots[first + n0 + tid] : first + tid;
-                x_row[tid] = group_slots ? (x_per_slot ? s : s / k) : s;
-                out_row[tid] = s;
+        {  // weights: thread -> row tid % 128, half tid / 128 of the step
+            const int r = tid % kRows, part = tid / kRows;
+            uint32_t v[16];
+            const uint8_t* row = wbase + (m0 + r) * row_stride;
+            if constexpr (kHalves) {
+                const int64_t c = k0 / 32 + part;
+                if (m0 + r < rows && 32 * c < cols) {
+                    decode32_half<T>(row, c, v);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < 16; ++i) v[i] = 0u;
+                }
             } else {
-                x_row[tid] = -1;
-                out_row[tid] = -1;
+#pragma unroll
+                for (int i = 0; i < 16; ++i)
+                    v[i] = m0 + r < rows ? __float_as_uint(float_at<T>(row, k0 + 16 * part + i, cols)) : 0u;
+            }
+            uint4* dst = reinterpret_cast<uint4*>(&ws[r][16 * part]);
+#pragma unroll
+            for (int q = 0; q < 4; ++q) dst[q] = make_uint4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+        }
+        for (int e = tid; e < BN * 32; e += kThreads) {  // activations: one word per thread and entry
+            const int row = e / 32, word = e % 32;
+            const int64_t xr = x_row[row];
+            if constexpr (kHalves) {
+                const int64_t col = k0 + 2 * word;
+                float a = 0.0f, b = 0.0f;
+                if (xr >= 0 && col < cols) {
+                    const float* p = x + xr * x_stride + col;
+                    a = p[0];
+                    b = p[1];
+                }
+                xs[row][word] = pack_half2(a, b);
+            } else {
+                const int64_t col = k0 + word;
+                xs[row][word] = xr >= 0 && col < cols ? __float_as_uint(x[xr * x_stride + col]) : 0u;
             }
         }
-        float acc[MT][NT][4] = {};
-        for (int64_t step = 0; step < steps; ++step) {
-            const int64_t k0 = step * kStep;
-            __syncthreads();
-            {  // weights: thread -> row tid % 128, half tid / 128 of the step
-                const int r = tid % kRows, part = tid / kRows;
-                uint32_t v[16];
-                const uint8_t* row = wbase + (m0 + r) * row_stride;
-                if constexpr (kHalves) {
-                    const int64_t c = k0 / 32 + part;
-                    if (m0 + r < rows && 32 * c < cols) {
-                        decode32_half<T>(row, c, v);
-                    } else {
+        __syncthreads();
+        if constexpr (kHalves) {
 #pragma unroll
-                        for (int i = 0; i < 16; ++i) v[i] = 0u;
-                    }
-                } else {
+            for (int ks = 0; ks < 32; ks += 8) {  // in words: 16 inputs per product
+                uint32_t a[MT][4], b[NT][2];
 #pragma unroll
-                    for (int i = 0; i < 16; ++i)
-                        v[i] = m0 + r < rows ? __float_as_uint(float_at<T>(row, k0 + 16 * part + i, cols)) : 0u;
+                for (int mt = 0; mt < MT; ++mt) {
+                    const int r = wm * kWarpRows + mt * 16 + g;
+                    a[mt][0] = ws[r][ks + t];
+                    a[mt][1] = ws[r + 8][ks + t];
+                    a[mt][2] = ws[r][ks + 4 + t];
+                    a[mt][3] = ws[r + 8][ks + 4 + t];
                 }
-                uint4* dst = reinterpret_cast<uint4*>(&ws[r][16 * part]);
 #pragma unroll
-                for (int q = 0; q < 4; ++q) dst[q] = make_uint4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
-            }
-            for (int e = tid; e < BN * 32; e += kThreads) {  // activations: one word per thread and entry
-                const int row = e / 32, word = e % 32;
-                const int64_t xr = x_row[row];
-                if constexpr (kHalves) {
-                    const int64_t col = k0 + 2 * word;
-                    float a = 0.0f, b = 0.0f;
-                    if (xr >= 0 && col < cols) {
-                        const float* p = x + xr * x_stride + col;
-                        a = p[0];
-                        b = p[1];
-                    }
-                    xs[row][word] = pack_half2(a, b);
-                } else {
-                    const int64_t col = k0 + word;
-                    xs[row][word] = xr >= 0 && col < cols ? __float_as_uint(x[xr * x_stride + col]) : 0u;
-                }
-            }
-            __syncthreads();
-            if constexpr (kHalves) {
-#pragma unroll
-                for (int ks = 0; ks < 32; ks += 8) {  // in words: 16 inputs per product
-                    uint32_t a[MT][4], b[NT][2];
-#pragma unroll
-                    for (int mt = 0; mt < MT; ++mt) {
-                        const int r = wm * kWarpRows + mt * 16 + g;
-                        a[mt][0] = ws[r][ks + t];
-                        a[mt][1] = ws[r + 8][ks + t];
-                        a[mt][2] = ws[r][ks + 4 + t];
-                        a[mt][3] = ws[r + 8][ks + 4 + t];
-                    }
-#pragma unroll
-                    for (int nt = 0; nt < NT; ++nt) {
-                        const int col = wn * kWarpCols + nt * 8 + g;
-                        b[nt][0] = xs[col][ks + t];
-                        b[nt][1] = xs[col][ks + 4 + t];
-                    }
-#pragma unroll
-                    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-                        for (int nt = 0; nt < NT; ++nt) mma_16x8x16(acc[mt][nt], a[mt], b[nt]);
-                }
-            } else {
-                // The tensor cores' own accumulation drops low bits: each step's 32 inputs are summed there from
-                // zero, and the steps are added in f32 here.
-                float part[MT][NT][4] = {};
-#pragma unroll
-                for (int ks = 0; ks < 32; ks += 8) {  // 8 inputs per product
-                    uint32_t a_big[MT][4], a_small[MT][4], b_big[NT][2], b_small[NT][2];
-#pragma unroll
-                    for (int mt = 0; mt < MT; ++mt) {
-                        const int r = wm * kWarpRows + mt * 16 + g;
-                        split_tf32(ws[r][ks + t], a_big[mt][0], a_small[mt][0]);
-                        split_tf32(ws[r + 8][ks + t], a_big[mt][1], a_small[mt][1]);
-                        split_tf32(ws[r][ks + 4 + t], a_big[mt][2], a_small[mt][2]);
-                        split_tf32(ws[r + 8][ks + 4 + t], a_big[mt][3], a_small[mt][3]);
-                    }
-#pragma unroll
-                    for (int nt = 0; nt < NT; ++nt) {
-                        const int col = wn * kWarpCols + nt * 8 + g;
-                        split_tf32(xs[col][ks + t], b_big[nt][0], b_small[nt][0]);
-                        split_tf32(xs[col][ks + 4 + t], b_big[nt][1], b_small[nt][1]);
-                    }
-#pragma unroll
-                    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-                        for (int nt = 0; nt < NT; ++nt) {
-                            mma_16x8x8_tf32(part[mt][nt], a_small[mt], b_big[nt]);
-                            mma_16x8x8_tf32(part[mt][nt], a_big[mt], b_small[nt]);
-                            mma_16x8x8_tf32(part[mt][nt], a_big[mt], b_big[nt]);
-                        }
+                for (int nt = 0; nt < NT; ++nt) {
+                    const int col = wn * kWarpCols + nt * 8 + g;
+                    b[nt][0] = xs[col][ks + t];
+                    b[nt][1] = xs[col][ks + 4 + t];
                 }
 #pragma unroll
                 for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-                    for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-                        for (int i = 0; i < 4; ++i) acc[mt][nt][i] += part[mt][nt][i];
+                    for (int nt = 0; nt < NT; ++nt) mma_16x8x16(acc[mt][nt], a[mt], b[nt]);
             }
-        }
+        } else {
+            // The tensor cores' own accumulation drops low bits: each step's 32 inputs are summed there from
+            // zero, and the steps are added in f32 here.
+            float part[MT][NT][4] = {};
 #pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
+            for (int ks = 0; ks < 32; ks += 8) {  // 8 inputs per product
+                uint32_t a_big[MT][4], a_small[MT][4], b_big[NT][2], b_small[NT][2];
 #pragma unroll
-            for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-                for (int i = 0; i < 4; ++i) {
-                    const int col = wn * kWarpCols + nt * 8 + 2 * t + (i & 1);
-                    const int64_t r = m0 + wm * kWarpRows + mt * 16 + g + (i >= 2 ? 8 : 0);
-                    if (col < n && r < rows)
-                        out[out_row[col] * out_stride + r] = acc[mt][nt][i] + (bias ? bias[r] : 0.0f);
+                for (int mt = 0; mt < MT; ++mt) {
+                    const int r = wm * kWarpRows + mt * 16 + g;
+                    split_tf32(ws[r][ks + t], a_big[mt][0], a_small[mt][0]);
+                    split_tf32(ws[r + 8][ks + t], a_big[mt][1], a_small[mt][1]);
+                    split_tf32(ws[r][ks + 4 + t], a_big[mt][2], a_small[mt][2]);
+                    split_tf32(ws[r + 8][ks + 4 + t], a_big[mt][3], a_small[mt][3]);
                 }
+#pragma unroll
+                for (int nt = 0; nt < NT; ++nt) {
+                    const int col = wn * kWarpCols + nt * 8 + g;
+                    split_tf32(xs[col][ks + t], b_big[nt][0], b_small[nt][0]);
+                    split_tf32(xs[col][ks + 4 + t], b_big[nt][1], b_small[nt][1]);
+                }
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                    for (int nt = 0; nt < NT; ++nt) {
+                        mma_16x8x8_tf32(part[mt][nt], a_small[mt], b_big[nt]);
+                        mma_16x8x8_tf32(part[mt][nt], a_big[mt], b_small[nt]);
+                        mma_16x8x8_tf32(part[mt][nt], a_big[mt], b_big[nt]);
+                    }
+            }
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) acc[mt][nt][i] += part[mt][nt][i];
+        }
     }
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const int col = wn * kWarpCols + nt * 8 + 2 * t + (i & 1);
+                const int64_t r = m0 + wm * kWarpRows + mt * 16 + g + (i >= 2 ? 8 : 0);
+                if (col < n && r < rows) out[out_row[col] * out_stride + r] = acc[mt][nt][i] + (bias ? bias[r] : 0.0f);
+            }
 }
 
 }  // namespace
@@ -329,7 +304,7 @@ void matmul_mma(const Launch& l, const Weights& w, const Rows& x, const Rows& ou
     dispatch_weight_type(w.type, [&]<int T>() {
         const auto launch = [&]<int BN>() {
             mma_kernel<T, BN><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, w.rows, w.cols, x.data, x.stride,
-                                                               false, 1, nullptr, nullptr, x.rows, out.data, out.stride,
+                                                               false, 1, ExpertGroups{}, x.rows, out.data, out.stride,
                                                                bias);
         };
         if (bn == 64)
@@ -344,28 +319,31 @@ void matmul_mma(const Launch& l, const Weights& w, const Rows& x, const Rows& ou
 #endif
 }
 
+int experts_mma_tile_slots(int64_t slots, int64_t n_experts) {
+    // Tiles as wide as an expert's share of the slots, so that most experts decode their weights once.
+    return slots >= 48 * n_experts ? 64 : 32;
+}
+
 void matmul_experts_mma(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot, int k,
-                        const int32_t* offsets, const int32_t* list, int64_t slots, const Rows& out) {
+                        const ExpertGroups& groups, int64_t slots, const Rows& out) {
 #if defined(EMBER_GPU_CUDA)
     const int64_t rows = w.rows / n_experts;
-    const dim3 grid(static_cast<unsigned>((rows + kRows - 1) / kRows), static_cast<unsigned>(n_experts));
-    // Tiles as wide as an expert's share of the slots, so that most experts decode their weights once.
-    const bool wide = slots >= 48 * n_experts;
+    const int bn = experts_mma_tile_slots(slots, n_experts);
+    // Blocks past the tile count that the grouping found return at once.
+    const dim3 grid(static_cast<unsigned>((rows + kRows - 1) / kRows),
+                    static_cast<unsigned>(max_expert_tiles(slots, n_experts, bn)));
     dispatch_weight_type(w.type, [&]<int T>() {
-        {
-            if (wide)
-                mma_kernel<T, 64><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, rows, w.cols, x.data, x.stride,
-                                                                   x_per_slot, k, offsets, list, slots, out.data,
-                                                                   out.stride, nullptr);
-            else
-                mma_kernel<T, 32><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, rows, w.cols, x.data, x.stride,
-                                                                   x_per_slot, k, offsets, list, slots, out.data,
-                                                                   out.stride, nullptr);
-        }
+        if (bn == 64)
+            mma_kernel<T, 64><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, rows, w.cols, x.data, x.stride,
+                                                               x_per_slot, k, groups, slots, out.data, out.stride,
+                                                               nullptr);
+        else
+            mma_kernel<T, 32><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, rows, w.cols, x.data, x.stride,
+                                                               x_per_slot, k, groups, slots, out.data, out.stride,
+                                                               nullptr);
     });
 #else
-    (void)l, (void)w, (void)n_experts, (void)x, (void)x_per_slot, (void)k, (void)offsets, (void)list, (void)slots,
-        (void)out;
+    (void)l, (void)w, (void)n_experts, (void)x, (void)x_per_slot, (void)k, (void)groups, (void)slots, (void)out;
 #endif
 }
 

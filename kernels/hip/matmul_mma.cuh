@@ -8,11 +8,14 @@
 
 namespace ember::gpu_kernels {
 
+struct ExpertGroups;  // expert_tiles.cuh (device code; this header stays plain C++)
+
 // Whether the tensor-core products run for weights of `type` on this launch's device.
 bool mma_available(const Launch& l, uint32_t type);
 void matmul_mma(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias);
-// Slots already grouped by expert (offsets [n_experts + 1], list: the slots of expert e at offsets[e]..).
+// Slots already grouped by expert, in tiles of experts_mma_tile_slots(slots, n_experts) slots.
+int experts_mma_tile_slots(int64_t slots, int64_t n_experts);
 void matmul_experts_mma(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot, int k,
-                        const int32_t* offsets, const int32_t* list, int64_t slots, const Rows& out);
+                        const ExpertGroups& groups, int64_t slots, const Rows& out);
 
 }  // namespace ember::gpu_kernels

@@ -2,8 +2,10 @@
 // Matrix products of many tokens (prefill, and experts with many routed tokens). A block computes a tile of
 // BM weight rows x BN tokens: per step of 32 inputs it decodes the weight tile into shared memory as floats
 // (decode32, any type), stages the activations beside it, and each of its 256 threads accumulates a 4 x 4
-// sub-tile. The expert form first groups the slots by expert, then runs the same tiles over each expert's slots.
+// sub-tile. The expert form first groups the slots by expert and cuts each expert's slots into tiles of BN, one
+// block per (tile, BM weight rows).
 // Block-quantized weights on a device with tensor cores take matmul_mma.cu's tiles instead.
+#include "expert_tiles.cuh"
 #include "matmul_mma.cuh"
 #include "matvec_common.cuh"
 
@@ -38,14 +40,12 @@ __device__ __forceinline__ void decode_chunk(const uint8_t* row, int64_t c, int6
     decode32<T>(row, c, w);
 }
 
-// slots: nullptr for a dense product (token i of the tile is n0 + i), else the slot list of one expert.
+// The block's tokens: load_token_tile (expert_tiles.cuh).
 template <int T, int BN>
 __global__ __launch_bounds__(kThreads) void tiled_kernel(const uint8_t* w, size_t row_stride, int64_t rows,
-                                                         int64_t cols, int64_t n_experts, const float* x,
-                                                         int64_t x_stride, bool x_per_slot, int k,
-                                                         const int32_t* group_offsets, const int32_t* group_slots,
-                                                         int64_t tokens, float* out, int64_t out_stride,
-                                                         const float* bias) {
+                                                         int64_t cols, const float* x, int64_t x_stride,
+                                                         bool x_per_slot, int k, ExpertGroups groups, int64_t tokens,
+                                                         float* out, int64_t out_stride, const float* bias) {
     constexpr int BM = 4096 / BN;
     constexpr int kTx = BN / 4;  // threads along tokens
     __shared__ __align__(16) float ws[32][BM];
@@ -56,85 +56,61 @@ __global__ __launch_bounds__(kThreads) void tiled_kernel(const uint8_t* w, size_
     const int tid = threadIdx.x;
     const int tx = tid % kTx, ty = tid / kTx;
     const int64_t m0 = static_cast<int64_t>(blockIdx.x) * BM;
-    int64_t first = 0, count = tokens;
-    const uint8_t* wbase = w;
-    if (group_slots) {
-        const int e = blockIdx.y;
-        first = group_offsets[e];
-        count = group_offsets[e + 1] - first;
-        wbase = w + static_cast<size_t>(e) * static_cast<size_t>(rows) * row_stride;
-    } else {
-        first = static_cast<int64_t>(blockIdx.y) * BN;
-        count = tokens - first < BN ? tokens - first : BN;
-    }
+    int expert = 0;
+    const int n = load_token_tile<BN>(groups, tokens, x_per_slot, k, x_row, out_row, expert);
+    if (n <= 0) return;
+    const uint8_t* wbase = w + static_cast<size_t>(expert) * static_cast<size_t>(rows) * row_stride;
     const int64_t chunks = (cols + 31) / 32;  // float types may end mid-chunk
-    const int64_t n_tiles = group_slots ? (count + BN - 1) / BN : 1;
-    for (int64_t tile = 0; tile < n_tiles; ++tile) {
-        const int64_t n0 = group_slots ? tile * BN : 0;
-        const int n = static_cast<int>(count - n0 < BN ? count - n0 : BN);
-        if (n <= 0) break;
+    float acc[4][4] = {};
+    for (int64_t c = 0; c < chunks; ++c) {
         __syncthreads();
-        if (tid < BN) {
-            if (tid < n) {
-                const int64_t s = group_slots ? group_slots[first + n0 + tid] : first + tid;
-                x_row[tid] = group_slots ? (x_per_slot ? s : s / k) : s;
-                out_row[tid] = s;
+        for (int r = tid; r < BM; r += kThreads) {
+            float v[32];
+            if (m0 + r < rows) {
+                decode_chunk<T>(wbase + (m0 + r) * row_stride, c, cols, v);
             } else {
-                x_row[tid] = -1;
-                out_row[tid] = -1;
+#pragma unroll
+                for (int i = 0; i < 32; ++i) v[i] = 0.0f;
             }
+#pragma unroll
+            for (int i = 0; i < 32; ++i) ws[i][r] = v[i];
         }
-        float acc[4][4] = {};
-        for (int64_t c = 0; c < chunks; ++c) {
-            __syncthreads();
-            for (int r = tid; r < BM; r += kThreads) {
-                float v[32];
-                if (m0 + r < rows) {
-                    decode_chunk<T>(wbase + (m0 + r) * row_stride, c, cols, v);
-                } else {
-#pragma unroll
-                    for (int i = 0; i < 32; ++i) v[i] = 0.0f;
-                }
-#pragma unroll
-                for (int i = 0; i < 32; ++i) ws[i][r] = v[i];
-            }
-            for (int e = tid; e < BN * 32; e += kThreads) {
-                const int t = e / 32, kk = e % 32;
-                const int64_t xr = x_row[t];
-                xs[kk][t] = xr >= 0 && 32 * c + kk < cols ? x[xr * x_stride + 32 * c + kk] : 0.0f;
-            }
-            __syncthreads();
+        for (int e = tid; e < BN * 32; e += kThreads) {
+            const int t = e / 32, kk = e % 32;
+            const int64_t xr = x_row[t];
+            xs[kk][t] = xr >= 0 && 32 * c + kk < cols ? x[xr * x_stride + 32 * c + kk] : 0.0f;
+        }
+        __syncthreads();
 #pragma unroll 8
-            for (int kk = 0; kk < 32; ++kk) {
-                const float4 wv = *reinterpret_cast<const float4*>(&ws[kk][4 * ty]);
-                const float4 xv = *reinterpret_cast<const float4*>(&xs[kk][4 * tx]);
-                const float wr[4] = {wv.x, wv.y, wv.z, wv.w};
-                const float xr[4] = {xv.x, xv.y, xv.z, xv.w};
+        for (int kk = 0; kk < 32; ++kk) {
+            const float4 wv = *reinterpret_cast<const float4*>(&ws[kk][4 * ty]);
+            const float4 xv = *reinterpret_cast<const float4*>(&xs[kk][4 * tx]);
+            const float wr[4] = {wv.x, wv.y, wv.z, wv.w};
+            const float xr[4] = {xv.x, xv.y, xv.z, xv.w};
 #pragma unroll
-                for (int i = 0; i < 4; ++i)
+            for (int i = 0; i < 4; ++i)
 #pragma unroll
-                    for (int j = 0; j < 4; ++j) acc[i][j] += wr[i] * xr[j];
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const int t = 4 * tx + j;
-            if (t >= n) continue;
-            const int64_t o = out_row[t];
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                const int64_t r = m0 + 4 * ty + i;
-                if (r < rows) out[o * out_stride + r] = acc[i][j] + (bias ? bias[r] : 0.0f);
-            }
+                for (int j = 0; j < 4; ++j) acc[i][j] += wr[i] * xr[j];
         }
     }
-    (void)n_experts;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        const int t = 4 * tx + j;
+        if (t >= n) continue;
+        const int64_t o = out_row[t];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const int64_t r = m0 + 4 * ty + i;
+            if (r < rows) out[o * out_stride + r] = acc[i][j] + (bias ? bias[r] : 0.0f);
+        }
+    }
 }
 
-// One block: counts slots per expert, prefix sums them, and lists each expert's slots. Slots whose id is out of
-// range get a zero output row.
-__global__ void group_slots_kernel(const int32_t* ids, int64_t slots, int64_t n_experts, int32_t* offsets,
-                                   int32_t* cursor, int32_t* list, float* out, int64_t out_stride, int64_t out_cols) {
+// One block: counts slots per expert, prefix sums them, lists each expert's slots, and cuts them into tiles of
+// tile_slots (ExpertGroups). Slots whose id is out of range get a zero output row.
+__global__ void group_slots_kernel(const int32_t* ids, int64_t slots, int64_t n_experts, int tile_slots,
+                                   int32_t* offsets, int32_t* cursor, int32_t* list, int32_t* tiles,
+                                   int32_t* tile_count, float* out, int64_t out_stride, int64_t out_cols) {
     for (int64_t e = threadIdx.x; e <= n_experts; e += blockDim.x) {
         offsets[e] = 0;
         if (e < n_experts) cursor[e] = 0;
@@ -149,8 +125,20 @@ __global__ void group_slots_kernel(const int32_t* ids, int64_t slots, int64_t n_
         }
     }
     __syncthreads();
-    if (threadIdx.x == 0)
-        for (int64_t e = 0; e < n_experts; ++e) offsets[e + 1] += offsets[e];
+    if (threadIdx.x == 0) {
+        int32_t start = 0, n_tiles = 0;
+        for (int64_t e = 0; e < n_experts; ++e) {
+            const int32_t end = start + offsets[e + 1];
+            for (int32_t first = start; first < end; first += tile_slots) {
+                tiles[2 * n_tiles] = static_cast<int32_t>(e);
+                tiles[2 * n_tiles + 1] = first;
+                ++n_tiles;
+            }
+            offsets[e + 1] = end;
+            start = end;
+        }
+        *tile_count = n_tiles;
+    }
     __syncthreads();
     for (int64_t s = threadIdx.x; s < slots; s += blockDim.x) {
         const int32_t e = ids[s];
@@ -174,35 +162,48 @@ void matmul_tiled(const Launch& l, const Weights& w, const Rows& x, const Rows& 
     constexpr int BN = 64, BM = 4096 / BN;
     const dim3 grid(static_cast<unsigned>((w.rows + BM - 1) / BM), static_cast<unsigned>((x.rows + BN - 1) / BN));
     dispatch_weight_type(w.type, [&]<int T>() {
-        tiled_kernel<T, BN><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, w.rows, w.cols, 1, x.data,
-                                                            x.stride, false, 1, nullptr, nullptr, x.rows, out.data,
-                                                            out.stride, bias);
+        tiled_kernel<T, BN><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, w.rows, w.cols, x.data, x.stride,
+                                                            false, 1, ExpertGroups{}, x.rows, out.data, out.stride,
+                                                            bias);
     });
 }
 
+// The grouped products' scalar tiles; the tensor-core ones are wider (experts_mma_tile_slots), so the scratch sized
+// for these holds their tile list too.
+constexpr int kExpertTileSlots = 16;
+
 size_t expert_group_bytes(int64_t n_experts, int64_t slots) {
-    return static_cast<size_t>(2 * n_experts + 1 + slots) * sizeof(int32_t);
+    // offsets, cursor, list, the tile count and the tiles (two words each)
+    const int64_t tiles = max_expert_tiles(slots, n_experts, kExpertTileSlots);
+    return static_cast<size_t>(2 * n_experts + 1 + slots + 1 + 2 * tiles) * sizeof(int32_t);
 }
 
 void matmul_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot,
                             const int32_t* ids, int64_t tokens, int k, const Rows& out, void* scratch) {
-    constexpr int BN = 16, BM = 4096 / BN;
+    constexpr int BN = kExpertTileSlots, BM = 4096 / BN;
     const int64_t rows = w.rows / n_experts;
     const int64_t slots = tokens * k;
+    const bool mma = mma_available(l, w.type);
+    const int tile_slots = mma ? experts_mma_tile_slots(slots, n_experts) : BN;
     auto* offsets = static_cast<int32_t*>(scratch);
     int32_t* cursor = offsets + n_experts + 1;
     int32_t* list = cursor + n_experts;
-    group_slots_kernel<<<1, 1024, 0, l.stream>>>(ids, slots, n_experts, offsets, cursor, list, out.data, out.stride,
-                                                  out.cols);
-    if (mma_available(l, w.type)) {
-        matmul_experts_mma(l, w, n_experts, x, x_per_slot, k, offsets, list, slots, out);
+    int32_t* tile_count = list + slots;
+    int32_t* tiles = tile_count + 1;
+    group_slots_kernel<<<1, 1024, 0, l.stream>>>(ids, slots, n_experts, tile_slots, offsets, cursor, list, tiles,
+                                                  tile_count, out.data, out.stride, out.cols);
+    const ExpertGroups groups{offsets, list, tiles, tile_count};
+    if (mma) {
+        matmul_experts_mma(l, w, n_experts, x, x_per_slot, k, groups, slots, out);
         return;
     }
-    const dim3 grid(static_cast<unsigned>((rows + BM - 1) / BM), static_cast<unsigned>(n_experts));
+    // Blocks past the tile count that the grouping found return at once.
+    const dim3 grid(static_cast<unsigned>((rows + BM - 1) / BM),
+                    static_cast<unsigned>(max_expert_tiles(slots, n_experts, BN)));
     dispatch_weight_type(w.type, [&]<int T>() {
-        tiled_kernel<T, BN><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, rows, w.cols, n_experts, x.data,
-                                                            x.stride, x_per_slot, k, offsets, list, slots, out.data,
-                                                            out.stride, nullptr);
+        tiled_kernel<T, BN><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, rows, w.cols, x.data, x.stride,
+                                                            x_per_slot, k, groups, slots, out.data, out.stride,
+                                                            nullptr);
     });
 }
 

@@ -719,6 +719,34 @@ TEST_P(BackendOps, ExpertsWithManySlotsSkewed) {
     }
 }
 
+// Prefill-sized expert products whose slots all go to one or two experts, the others getting none: the grouped
+// products cut each busy expert's slots into many tiles (HIP/CUDA: of 16, 32 or 64 slots; Vulkan: of 32). The
+// busy experts include the first and the last one.
+TEST_P(BackendOps, ExpertsWithAllSlotsOnFewExperts) {
+    struct Shape {
+        int64_t tokens, experts;
+        std::vector<int32_t> busy;  // token t's k slots: busy rotated by t
+    };
+    const int64_t rows = 72, cols = 128;
+    for (const Shape& shape : {Shape{300, 6, {3}}, Shape{200, 8, {5, 2}}, Shape{160, 16, {0, 15}}}) {
+        const int64_t tokens = shape.tokens, experts = shape.experts;
+        const int k = static_cast<int>(shape.busy.size());
+        std::vector<int32_t> expert_ids;
+        for (int64_t t = 0; t < tokens; ++t)
+            for (int j = 0; j < k; ++j) expert_ids.push_back(shape.busy[static_cast<size_t>((t + j) % k)]);
+        const Tensor ids = output(TensorType::I32, tokens, k);
+        backend_->write(ids, std::as_bytes(std::span(expert_ids)));
+        for (TensorType wt : {TensorType::F16, TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4}) {
+            reference::Matrix w_stored;
+            const Tensor w = upload(wt, experts * rows, cols, random(experts * rows * cols), &w_stored);
+            const std::string what = std::string(gguf::traits(wt).name) + ", " + std::to_string(tokens * k) +
+                                     " slots on " + std::to_string(k) + " of " + std::to_string(experts) + " experts";
+            expect_expert_products(w, w_stored, experts, rows, ids, expert_ids, tokens, k,
+                                   wt == TensorType::F16 ? 1e-5 : 3e-2, what);
+        }
+    }
+}
+
 // matmul_gated and matmul_experts_gated (act(x W_gate^T) * (x W_up^T)) over the decode weight types, for 1 and 5
 // tokens and both activations, against the reference's products and gated activation. A kernel that dropped the
 // activation or swapped gate and up would be off by far more than the tolerance.
