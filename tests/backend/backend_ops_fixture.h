@@ -55,6 +55,12 @@ inline const BackendCase kBackends[] = {
 #endif
 };
 
+inline std::vector<int32_t> consecutive(int32_t first, int64_t count) {  // first, first + 1, ...
+    std::vector<int32_t> v(static_cast<size_t>(count));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = first + static_cast<int32_t>(i);
+    return v;
+}
+
 class BackendOps : public ::testing::TestWithParam<BackendCase> {
 protected:
     void SetUp() override {
@@ -121,6 +127,36 @@ protected:
             const reference::Matrix want = reference::matmul_experts(w_stored, rows, cols, id_values, x, per_slot, k);
             expect_close(download(y), want, rel, (what + (per_slot ? " per slot" : " per token")).c_str());
         }
+    }
+
+    struct AttentionCase {
+        AttentionParams p;
+        int64_t n_kv;
+        std::vector<int32_t> positions;
+    };
+
+    // attention of random queries over a cache of `cache_type` rows, against the reference on the stored (rounded)
+    // rows. Rows past n_kv hold NaN: no kernel may let them into a result.
+    void expect_attention(const AttentionCase& c, TensorType cache_type, double rel, const std::string& what) {
+        const AttentionParams& p = c.p;
+        const int64_t kv_cols = int64_t{p.n_head_kv} * p.head_dim, q_cols = int64_t{p.n_head} * p.head_dim;
+        const int64_t tokens = static_cast<int64_t>(c.positions.size());
+        const std::vector<float> k = random(c.n_kv * kv_cols), v = random(c.n_kv * kv_cols);
+        reference::Matrix k_stored, v_stored;
+        upload(cache_type, c.n_kv, kv_cols, k, &k_stored);
+        upload(cache_type, c.n_kv, kv_cols, v, &v_stored);
+        const Tensor k_cache = output(cache_type, c.n_kv + 7, kv_cols);
+        const Tensor v_cache = output(cache_type, c.n_kv + 7, kv_cols);
+        const std::vector<float> nan(static_cast<size_t>(7 * kv_cols), std::nanf(""));
+        backend_->store_kv(upload_f32(7, kv_cols, nan), upload_f32(7, kv_cols, nan), k_cache, v_cache,
+                           consecutive(static_cast<int32_t>(c.n_kv), 7));
+        backend_->store_kv(upload_f32(c.n_kv, kv_cols, k), upload_f32(c.n_kv, kv_cols, v), k_cache, v_cache,
+                           consecutive(0, c.n_kv));
+        const std::vector<float> q = random(tokens * q_cols, 2.0f);  // peaked weights: a misplaced row shows
+        const Tensor out = output(TensorType::F32, tokens, q_cols);
+        backend_->attention(upload_f32(tokens, q_cols, q), k_cache, v_cache, c.n_kv, c.positions, p, out);
+        const reference::Matrix want = reference::attention(to_double(q), k_stored, v_stored, c.n_kv, c.positions, p);
+        expect_close(download(out), want, rel, what.c_str());
     }
 
     std::unique_ptr<Backend> backend_;

@@ -22,11 +22,6 @@ namespace {
 
 using namespace ember::op_suite;
 
-std::vector<int32_t> consecutive(int32_t first, int64_t count) {  // first, first + 1, ...
-    std::vector<int32_t> v(static_cast<size_t>(count));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = first + static_cast<int32_t>(i);
-    return v;
-}
 
 // "f16 cache, 8/2 heads of 64, 137 rows, 100 tokens"
 std::string attention_case(TensorType cache_type, const AttentionParams& p, int64_t n_kv, int64_t tokens) {
@@ -375,15 +370,10 @@ TEST_P(BackendOps, AttentionOfManyQueries) {
     // lengths that are not multiples of a tile, a prefill continuing a cache, bidirectional batches, rows past
     // every query's position, positions in any order or beyond the cache, groups of 1 to 4 query heads per kv head,
     // and each head size the Vulkan tiled kernel is built for (which takes f32 and f16 caches).
-    struct Case {
-        AttentionParams p;
-        int64_t n_kv;
-        std::vector<int32_t> positions;
-    };
     std::vector<int32_t> scattered = consecutive(0, 40);
     std::shuffle(scattered.begin(), scattered.end(), std::mt19937(7));
     scattered[5] = 60;  // sees the whole cache
-    const Case cases[] = {
+    const AttentionCase cases[] = {
         {{8, 2, 64, 0.125f}, 137, consecutive(37, 100)},            // the last 100 of a 137-token prompt
         {{4, 4, 72, 0.118f}, 150, std::vector<int32_t>(150, 149)},  // an image of 150 patches
         {{6, 2, 128, 0.088f}, 83, consecutive(0, 70)},              // rows 70..82 seen by none
@@ -391,31 +381,10 @@ TEST_P(BackendOps, AttentionOfManyQueries) {
         {{3, 1, 80, 0.11f}, 65, std::vector<int32_t>(65, 64)},
         {{4, 4, 16, 0.25f}, 48, std::vector<int32_t>(48, 47)},  // the vision fixture's 48 patches
     };
-    for (const Case& c : cases) {
-        const AttentionParams& p = c.p;
-        const int64_t kv_cols = int64_t{p.n_head_kv} * p.head_dim, q_cols = int64_t{p.n_head} * p.head_dim;
-        const int64_t tokens = static_cast<int64_t>(c.positions.size());
-        const std::vector<int32_t> rows = consecutive(0, c.n_kv);
-        for (TensorType cache_type : {TensorType::F32, TensorType::F16}) {
-            const std::vector<float> k = random(c.n_kv * kv_cols), v = random(c.n_kv * kv_cols);
-            reference::Matrix k_stored, v_stored;
-            upload(cache_type, c.n_kv, kv_cols, k, &k_stored);
-            upload(cache_type, c.n_kv, kv_cols, v, &v_stored);
-            // Rows past n_kv hold NaN: no kernel may let them into a result.
-            const Tensor k_cache = output(cache_type, c.n_kv + 7, kv_cols);
-            const Tensor v_cache = output(cache_type, c.n_kv + 7, kv_cols);
-            const std::vector<float> nan(static_cast<size_t>(7 * kv_cols), std::nanf(""));
-            const std::vector<int32_t> tail = consecutive(static_cast<int32_t>(c.n_kv), 7);
-            backend_->store_kv(upload_f32(7, kv_cols, nan), upload_f32(7, kv_cols, nan), k_cache, v_cache, tail);
-            backend_->store_kv(upload_f32(c.n_kv, kv_cols, k), upload_f32(c.n_kv, kv_cols, v), k_cache, v_cache, rows);
-            const std::vector<float> q = random(tokens * q_cols, 2.0f);
-            const Tensor out = output(TensorType::F32, tokens, q_cols);
-            backend_->attention(upload_f32(tokens, q_cols, q), k_cache, v_cache, c.n_kv, c.positions, p, out);
-            const reference::Matrix want =
-                reference::attention(to_double(q), k_stored, v_stored, c.n_kv, c.positions, p);
-            expect_close(download(out), want, 1e-5, attention_case(cache_type, p, c.n_kv, tokens).c_str());
-        }
-    }
+    for (const AttentionCase& c : cases)
+        for (TensorType cache_type : {TensorType::F32, TensorType::F16})
+            expect_attention(c, cache_type, 1e-5,
+                             attention_case(cache_type, c.p, c.n_kv, static_cast<int64_t>(c.positions.size())));
 }
 
 TEST_P(BackendOps, AttentionInASlidingWindow) {
@@ -423,14 +392,9 @@ TEST_P(BackendOps, AttentionInASlidingWindow) {
     // a long cache (the split kernels' chunks start inside the window), a prefill batch longer than the window (the
     // tiled kernels, whose tiles hold queries with different first rows), a window of one row, a window longer
     // than every position (no effect), and positions in any order.
-    struct Case {
-        AttentionParams p;
-        int64_t n_kv;
-        std::vector<int32_t> positions;
-    };
     std::vector<int32_t> scattered = consecutive(0, 70);
     std::shuffle(scattered.begin(), scattered.end(), std::mt19937(11));
-    const Case cases[] = {
+    const AttentionCase cases[] = {
         {{4, 1, 256, 0.0625f, 512}, 1300, {1299, 1000, 511, 512, 3}},  // Gemma 3 270M's local layers
         {{8, 2, 64, 0.125f, 40}, 137, consecutive(37, 100)},
         {{4, 4, 72, 0.118f, 17}, 150, consecutive(0, 150)},
@@ -438,32 +402,15 @@ TEST_P(BackendOps, AttentionInASlidingWindow) {
         {{2, 1, 32, 0.17f, 9}, 70, scattered},
         {{3, 1, 80, 0.11f, 1000}, 65, consecutive(0, 65)},
     };
-    for (const Case& c : cases) {
-        const AttentionParams& p = c.p;
-        const int64_t kv_cols = int64_t{p.n_head_kv} * p.head_dim, q_cols = int64_t{p.n_head} * p.head_dim;
-        const int64_t tokens = static_cast<int64_t>(c.positions.size());
-        const std::vector<int32_t> rows = consecutive(0, c.n_kv);
+    for (const AttentionCase& c : cases)
         for (TensorType cache_type : {TensorType::F32, TensorType::F16, TensorType::Q8_0}) {
-            if (cache_type == TensorType::Q8_0 && p.head_dim % 32 != 0) continue;
-            const std::vector<float> k = random(c.n_kv * kv_cols), v = random(c.n_kv * kv_cols);
-            reference::Matrix k_stored, v_stored;
-            upload(cache_type, c.n_kv, kv_cols, k, &k_stored);
-            upload(cache_type, c.n_kv, kv_cols, v, &v_stored);
-            const Tensor k_cache = output(cache_type, c.n_kv, kv_cols);
-            const Tensor v_cache = output(cache_type, c.n_kv, kv_cols);
-            backend_->store_kv(upload_f32(c.n_kv, kv_cols, k), upload_f32(c.n_kv, kv_cols, v), k_cache, v_cache, rows);
-            const std::vector<float> q = random(tokens * q_cols, 2.0f);
-            const Tensor out = output(TensorType::F32, tokens, q_cols);
-            backend_->attention(upload_f32(tokens, q_cols, q), k_cache, v_cache, c.n_kv, c.positions, p, out);
-            const reference::Matrix want =
-                reference::attention(to_double(q), k_stored, v_stored, c.n_kv, c.positions, p);
-            const std::string what = attention_case(cache_type, p, c.n_kv, tokens) + ", window " +
-                                     std::to_string(p.window);
+            if (cache_type == TensorType::Q8_0 && c.p.head_dim % 32 != 0) continue;
             // Q8_0 rows decoded in another order than the reference's add rounding over 512 rows of 256 (Vulkan:
             // 3.8e-5 with or without the window).
-            expect_close(download(out), want, cache_type == TensorType::Q8_0 ? 1e-4 : 1e-5, what.c_str());
+            expect_attention(c, cache_type, cache_type == TensorType::Q8_0 ? 1e-4 : 1e-5,
+                             attention_case(cache_type, c.p, c.n_kv, static_cast<int64_t>(c.positions.size())) +
+                                 ", window " + std::to_string(c.p.window));
         }
-    }
 }
 
 TEST_P(BackendOps, SoftmaxRows) {
