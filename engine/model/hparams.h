@@ -50,6 +50,10 @@ struct TransformerHParams {
     int64_t local_cache_rows(int64_t n_ctx, int64_t max_batch) const {
         return gguf::sliding_window_cache_rows(sliding_window, n_ctx, max_batch);
     }
+    // Rows of layer il's KV cache at context n_ctx, for batches of up to max_batch tokens.
+    int64_t kv_cache_rows(int64_t il, int64_t n_ctx, int64_t max_batch) const {
+        return is_local_layer(il) ? local_cache_rows(n_ctx, max_batch) : n_ctx;
+    }
 };
 
 // Reads the keys every decoder-only transformer has. Throws ember::Error naming the file and key.

@@ -20,7 +20,7 @@ bool has_qk_norm(const std::string& arch) { return arch == "qwen3" || arch == "q
 std::vector<int64_t> cache_rows(const TransformerHParams& hp, int64_t n_ctx, int64_t batch) {
     std::vector<int64_t> rows;
     for (int64_t il = 0; il < hp.n_layer; ++il)
-        rows.push_back(hp.is_local_layer(il) ? hp.local_cache_rows(n_ctx, batch) : n_ctx);
+        rows.push_back(hp.kv_cache_rows(il, n_ctx, batch));
     return rows;
 }
 

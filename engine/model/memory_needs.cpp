@@ -59,8 +59,8 @@ MemoryNeeds estimate_memory_needs(const gguf::File& file, int64_t n_ctx, KvCache
         const model::TransformerHParams hp = model::read_transformer_hparams(file, arch, RopeMode::normal);
         const int64_t width = std::max(hp.head_dim, hp.head_dim_v);
         for (int64_t il = 0; il < hp.n_layer; ++il) {
-            const int64_t rows = hp.is_local_layer(il) ? hp.local_cache_rows(n_ctx, model::kTransformerMaxBatch) : n_ctx;
-            needs.state += kv_bytes(1, hp.n_head_kv, width, rows, kv_type);
+            needs.state += kv_bytes(1, hp.n_head_kv, width, hp.kv_cache_rows(il, n_ctx, model::kTransformerMaxBatch),
+                                    kv_type);
         }
         n_embd = hp.n_embd, n_vocab = hp.n_vocab;
         ffn_rows = std::max({hp.n_ff, hp.n_head * hp.head_dim * 3, hp.n_expert_used * (2 * hp.n_ff_exp + hp.n_embd)});
