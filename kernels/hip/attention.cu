@@ -4,7 +4,8 @@
 // merges the slices. S depends only on the batch shape, and the number of cached rows is read from device memory,
 // so a decode step keeps the same launches from one token to the next (graph replay). Many queries of a small head
 // (a vision encoder's bidirectional attention: thousands of patches, head size 64-80) take a tiled path instead:
-// a block holds 64 queries of one head, one per thread, and streams K/V tiles through shared memory.
+// a block holds 64 queries of one head, one per thread, and streams K/V tiles through shared memory. A head's
+// attention sink joins the softmax in the final normalization (the merge kernel's, or the tiled kernel's).
 #include <climits>
 
 #include "quant_blocks.cuh"
@@ -94,6 +95,16 @@ __device__ __forceinline__ float cache_element(const uint8_t* row, int i) {
 // The first cache row the query at `position` sees (Backend::attention's sliding window).
 __device__ __forceinline__ int64_t first_visible(int64_t position, int window) {
     return window > 0 && position >= window ? position - window + 1 : 0;
+}
+
+// The factor of a head's accumulated values for its output, from the softmax's maximum and sum over the rows:
+// 1 / sum, or with an attention sink the sink's e^(sink - m) joins the sum, m the larger of the sink and the maximum.
+__device__ __forceinline__ float attention_scale(float run_max, float sum, const float* sink) {
+    if (!(sum > 0.0f)) return 0.0f;
+    if (!sink) return 1.0f / sum;
+    const float m = fmaxf(run_max, *sink);
+    const float shrink = expf(run_max - m);
+    return shrink / (sum * shrink + expf(*sink - m));
 }
 
 constexpr int kAttentionThreads = 128;
@@ -192,7 +203,7 @@ __global__ void attention_merge_kernel(const float* partial, int splits, Attenti
         const float ms = p[s * (hd + 2)];
         if (ms > -INFINITY) sum += p[s * (hd + 2) + 1] * expf(ms - m);
     }
-    const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+    const float inv = attention_scale(m, sum, a.sinks ? a.sinks + h : nullptr);
     for (int i = threadIdx.x; i < hd; i += blockDim.x) {
         float v = 0.0f;
         for (int s = 0; s < splits; ++s) {
@@ -280,7 +291,7 @@ __global__ __launch_bounds__(kTileQueries) void attention_tiled_kernel(
         }
     }
     if (!active) return;
-    const float inv = run_sum > 0.0f ? 1.0f / run_sum : 0.0f;
+    const float inv = attention_scale(run_max, run_sum, a.sinks ? a.sinks + h : nullptr);
 #pragma unroll
     for (int i = 0; i < HD; ++i) out[t * os + h * HD + i] = acc[i] * inv;
 }

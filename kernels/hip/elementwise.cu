@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Elementwise and row-wise operations on F32 rows (strided views allowed): add, mul, scale, unary functions,
-// gated activations, RMS / L2 / gated RMS / Layer norms, softmax, and the mixture-of-experts combine.
+// gated activations, RMS / L2 / gated RMS / Layer norms, softmax, and the mixture-of-experts biases and combine.
 #include "gpu_device.cuh"
 #include "kernels.h"
 
@@ -26,6 +26,21 @@ __device__ __forceinline__ float softplus(float v) { return v > 20.0f ? v : log1
 __device__ __forceinline__ float gelu_tanh(float v) {
     constexpr float sqrt_2_over_pi = 0.7978845608028654f;
     return 0.5f * v * (1.0f + tanhf(sqrt_2_over_pi * (v + 0.044715f * v * v * v)));
+}
+
+// Activation::swiglu_clamped (gpt-oss's experts).
+constexpr float kSwigluLimit = 7.0f;
+constexpr float kSwigluAlpha = 1.702f;
+
+__device__ __forceinline__ float gated(Gated act, float g, float u) {
+    switch (act) {
+        case Gated::silu: return silu(g) * u;
+        case Gated::gelu: return gelu_tanh(g) * u;
+        default: {
+            const float gc = fminf(g, kSwigluLimit);
+            return gc * sigmoid(kSwigluAlpha * gc) * (fminf(fmaxf(u, -kSwigluLimit), kSwigluLimit) + 1.0f);
+        }
+    }
 }
 
 __device__ __forceinline__ float apply(Unary op, float v) {
@@ -63,11 +78,11 @@ __global__ void unary_kernel(Unary op, float s, const float* x, int64_t xs, floa
     }
 }
 
-__global__ void gated_kernel(Unary act, const float* g, int64_t gs, const float* u, int64_t us, float* out, int64_t os,
+__global__ void gated_kernel(Gated act, const float* g, int64_t gs, const float* u, int64_t us, float* out, int64_t os,
                              int64_t cols, int64_t rows) {
     const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (c >= cols) return;
-    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) out[r * os + c] = apply(act, g[r * gs + c]) * u[r * us + c];
+    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) out[r * os + c] = gated(act, g[r * gs + c], u[r * us + c]);
 }
 
 // Sum over the block (blockDim.x a multiple of the warp size, at most 1024 threads).
@@ -158,6 +173,17 @@ __global__ void moe_combine_kernel(const float* y, int64_t ys, const float* wts,
     }
 }
 
+// out[s, c] += bias[ids[s / k, s % k], c]; ids outside [0, n_experts) add nothing.
+__global__ void expert_bias_kernel(const float* bias, int64_t bs, int64_t n_experts, const int32_t* ids,
+                                   int64_t ids_stride, int k, float* out, int64_t os, int64_t cols, int64_t slots) {
+    const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (c >= cols) return;
+    for (int64_t s = blockIdx.y; s < slots; s += gridDim.y) {
+        const int32_t e = ids[(s / k) * ids_stride + s % k];
+        if (e >= 0 && e < n_experts) out[s * os + c] += bias[e * bs + c];
+    }
+}
+
 // One block per row: (x - mean) / sqrt(biased variance + eps) * weight + bias, two passes over the row.
 __global__ void layer_norm_kernel(const float* x, int64_t xs, const float* w, const float* b, float eps, float* out,
                                   int64_t os, int64_t cols) {
@@ -196,7 +222,7 @@ void unary(const Launch& l, Unary op, const Rows& x, const Rows& out) {
                                                                  x.cols, x.rows, false);
 }
 
-void gated_activation(const Launch& l, Unary act, const Rows& gate, const Rows& up, const Rows& out) {
+void gated_activation(const Launch& l, Gated act, const Rows& gate, const Rows& up, const Rows& out) {
     gated_kernel<<<elementwise_grid(gate), kThreads, 0, l.stream>>>(act, gate.data, gate.stride, up.data, up.stride,
                                                                     out.data, out.stride, gate.cols, gate.rows);
 }
@@ -224,6 +250,13 @@ void l2_norm(const Launch& l, const Rows& x, int head_dim, float eps, const Rows
 
 void softmax(const Launch& l, const Rows& x) {
     softmax_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(x.data, x.stride, x.cols);
+}
+
+void add_expert_bias(const Launch& l, const Rows& bias, const int32_t* ids, int64_t ids_stride, int k,
+                     const Rows& out) {
+    expert_bias_kernel<<<elementwise_grid(out), kThreads, 0, l.stream>>>(bias.data, bias.stride, bias.rows, ids,
+                                                                         ids_stride, k, out.data, out.stride, out.cols,
+                                                                         out.rows);
 }
 
 void moe_combine(const Launch& l, const Rows& y, const Rows& weights, const Rows& out) {

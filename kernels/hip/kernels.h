@@ -87,8 +87,9 @@ void mul(const Launch& l, const Rows& a, const Rows& b, const Rows& out);
 void scale(const Launch& l, const Rows& x, float s, const Rows& out);
 enum class Unary : int { silu, sigmoid, softplus, exp, gelu, gelu_erf };  // gelu: the tanh form
 void unary(const Launch& l, Unary op, const Rows& x, const Rows& out);
-// out = act(gate) * up, act silu or gelu.
-void gated_activation(const Launch& l, Unary act, const Rows& gate, const Rows& up, const Rows& out);
+// out = act(gate, up) (ember::Activation): silu(gate) * up, gelu_tanh(gate) * up, or gpt-oss's clamped SwiGLU.
+enum class Gated : int { silu, gelu, swiglu_clamped };
+void gated_activation(const Launch& l, Gated act, const Rows& gate, const Rows& up, const Rows& out);
 void rms_norm(const Launch& l, const Rows& x, const float* weight, float eps, const Rows& out);
 void rms_norm_gated(const Launch& l, const Rows& x, const float* weight, const Rows& z, float eps, const Rows& out);
 // weight and bias: x.cols elements.
@@ -112,6 +113,7 @@ struct AttentionArgs {
     int n_head = 0, n_head_kv = 0, head_dim = 0;
     float scale = 0.0f;
     int window = 0;  // > 0: the query at position p sees rows p - window < j <= p only
+    const float* sinks = nullptr;  // [n_head] attention sinks (AttentionParams::sinks), or nullptr
 };
 // Scratch floats needed for `tokens` queries.
 size_t attention_scratch_floats(const Launch& l, int64_t tokens, const AttentionArgs& a);
@@ -132,6 +134,9 @@ struct DeltaRuleArgs {
 void delta_rule(const Launch& l, const DeltaRuleArgs& a);
 // ids (I32) and weights (F32): [T, k] rows with strides in elements.
 void moe_route(const Launch& l, const Rows& logits, int k, int32_t* ids, int64_t ids_stride, const Rows& weights);
+// out[t * k + j] += bias[ids[t, j]] (ids I32 [T, k], stride in elements; out [T * k, bias.cols]).
+void add_expert_bias(const Launch& l, const Rows& bias, const int32_t* ids, int64_t ids_stride, int k,
+                     const Rows& out);
 void moe_combine(const Launch& l, const Rows& y, const Rows& weights, const Rows& out);
 
 }  // namespace ember::gpu_kernels

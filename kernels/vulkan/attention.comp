@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Causal attention of one (token, head) per work group over cache rows j <= position, j < n_kv (and inside the
-// window, if any), with an online
-// softmax over chunks of 64 rows: invocation t scores row j0 + t, then every invocation adds the chunk's weighted
-// value rows into its share of the head's output dimensions. CACHE_F32, CACHE_F16 or CACHE_Q8_0.
+// window, if any), with an online softmax over chunks of 64 rows: invocation t scores row j0 + t, then every
+// invocation adds the chunk's weighted value rows into its share of the head's output dimensions; the head's sink,
+// if any, joins in the final normalization. CACHE_F32, CACHE_F16 or CACHE_Q8_0.
 #version 450
 #include "common.glsl"
 layout(local_size_x = 64) in;
@@ -11,6 +11,7 @@ layout(binding = 1) readonly buffer K { uint kc[]; };
 layout(binding = 2) readonly buffer V { uint vc[]; };
 layout(binding = 3) writeonly buffer Out { float out_f[]; };
 layout(binding = 4) readonly buffer Pos { int positions[]; };
+layout(binding = 5) readonly buffer Sinks { float sinks[]; };
 layout(push_constant) uniform Params {
     uint q_off;      // words
     uint q_stride;   // words
@@ -28,6 +29,8 @@ layout(push_constant) uniform Params {
     uint pos_off;    // words
     uint tokens;
     uint window;     // > 0: a query at position p sees rows p - window < j <= p only
+    uint sinks_off;  // words
+    uint has_sinks;  // 1: sinks[sinks_off + h] is head h's attention sink (Backend::attention)
 } p;
 
 #if defined(CACHE_F32)
@@ -87,7 +90,8 @@ void main() {
         }
         barrier();
     }
-    const float inv = running_sum > 0.0 ? exact_div(1.0, running_sum) : 0.0;
+    const float sink = p.has_sinks != 0u ? sinks[p.sinks_off + h] : 0.0;
+    const float inv = attention_scale(running_max, running_sum, p.has_sinks != 0u, sink);
     for (uint c = 0u; c < 8u; ++c) {
         const uint dim = tid + 64u * c;
         if (dim >= hd) break;

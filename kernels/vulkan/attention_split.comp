@@ -7,8 +7,9 @@
 //           butterfly of subgroup shuffles that leaves head h's score in lane h (7 shuffles, not 24).
 //   softmax: team h keeps head h's running max and sum (online softmax across tiles).
 //   values:  invocation i adds the tile's weighted value rows into output dims i, i + 128, ... of every head.
-// With one chunk the normalized result goes straight to `out`; otherwise (max, sum, unnormalized values) go to
-// `part` for attention_combine.comp. Needs a subgroup size of at least 8 (the host checks).
+// With one chunk the normalized result (the head's sink, if any, in the normalization) goes straight to `out`;
+// otherwise (max, sum, unnormalized values) go to `part` for attention_combine.comp, which adds the sink. Needs a
+// subgroup size of at least 8 (the host checks).
 // CACHE_F32, CACHE_F16 (rows at 4-byte offsets) or CACHE_Q8_0 (whole 32-element blocks per head).
 #version 450
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -21,6 +22,7 @@ layout(binding = 2) readonly buffer V { uint vc[]; };
 layout(binding = 3) writeonly buffer Out { float out_f[]; };
 layout(binding = 4) readonly buffer Pos { int positions[]; };
 layout(binding = 5) writeonly buffer Part { float part[]; };
+layout(binding = 6) readonly buffer Sinks { float sinks[]; };
 layout(push_constant) uniform Params {
     uint q_off;      // words
     uint q_stride;   // words
@@ -38,6 +40,8 @@ layout(push_constant) uniform Params {
     uint pos_off;    // words
     uint tokens;
     uint window;     // > 0: a query at position p sees rows p - window < j <= p only
+    uint sinks_off;  // words
+    uint has_sinks;  // 1: sinks[sinks_off + h] is head h's attention sink (Backend::attention)
     uint n_head_kv;
     uint batch_heads;  // query heads per work group: <= 8, batch_heads * head_dim <= 2048
     uint n_batches;    // work groups per kv head and chunk: ceil(group / batch_heads)
@@ -247,7 +251,8 @@ void main() {
         if (h < nh) {
             const float sum = stat_sh[2u * h + 1u];
             if (p.n_chunks == 1u) {
-                const float inv = sum > 0.0 ? exact_div(1.0, sum) : 0.0;
+                const float sink = p.has_sinks != 0u ? sinks[p.sinks_off + head0 + h] : 0.0;
+                const float inv = attention_scale(stat_sh[2u * h], sum, p.has_sinks != 0u, sink);
                 const uint o = p.out_off + t * p.out_stride + (head0 + h) * hd;
                 [[unroll]] for (uint i = 0u; i < MAX_DIMS; ++i) {
                     const uint dim = inv_id + WG * i;

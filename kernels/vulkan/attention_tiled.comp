@@ -9,6 +9,7 @@
 //            shuffles, each lane keeping its share of the running sum;
 //   values:  its 4 queries x output chunks [4c, 4c + 4), c = l + 8n, and single dims of any remaining chunks, from
 //            each row's weights (shuffled from the lane that scored the row) and the staged V row.
+// The head's sink, if any, joins each query's softmax in the final normalization.
 // While one tile is in use the next is in flight into registers (V during the scores, the next K during the
 // values). Shared memory holds Q and one K/V tile: 64 queries x 32 rows up to head size 80 (31.5 KiB at 80), 32 x
 // 16 above (24 KiB at 128).
@@ -62,6 +63,7 @@ layout(binding = 1) readonly buffer K { uint kc[]; };
 layout(binding = 2) readonly buffer V { uint vc[]; };
 layout(binding = 3) writeonly buffer Out { float out_f[]; };
 layout(binding = 4) readonly buffer Pos { int positions[]; };
+layout(binding = 5) readonly buffer Sinks { float sinks[]; };
 layout(push_constant) uniform Params {
     uint q_off;      // words
     uint q_stride;   // words
@@ -79,6 +81,8 @@ layout(push_constant) uniform Params {
     uint pos_off;    // words
     uint tokens;
     uint window;     // > 0: a query at position p sees rows p - window < j <= p only
+    uint sinks_off;  // words
+    uint has_sinks;  // 1: sinks[sinks_off + h] is head h's attention sink (Backend::attention)
 } p;
 
 // A tile's rows travel as raw words and become floats when they are staged.
@@ -251,6 +255,7 @@ void main() {
         }
     }
 
+    const float sink = p.has_sinks != 0u ? sinks[p.sinks_off + h] : 0.0;
     [[unroll]] for (uint i = 0u; i < RQ; ++i) {
         float sum = run_sum[i];
         sum += subgroupShuffleXor(sum, 1u);
@@ -258,7 +263,7 @@ void main() {
         sum += subgroupShuffleXor(sum, 4u);
         const uint t = t0 + team + G * i;
         if (t < p.tokens) {
-            const float inv = sum > 0.0 ? exact_div(1.0, sum) : 0.0;
+            const float inv = attention_scale(run_max[i], sum, p.has_sinks != 0u, sink);
             const uint o = p.out_off + t * p.out_stride + h * HD4 * 4u;
             [[unroll]] for (uint c = 0u; c < NF; ++c) {
                 const uint d = 4u * (lane + LANES * c);

@@ -92,6 +92,17 @@ uint linear_group() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGro
 // The first cache row the query at `position` sees (Backend::attention's sliding window; 0 without one).
 uint first_visible(uint position, uint window) { return window > 0u && position >= window ? position - window + 1u : 0u; }
 
+// The factor of a head's accumulated values for its output, from the softmax's maximum and sum over the rows:
+// 1 / sum, or with an attention sink (Backend::attention) the sink's e^(sink - m) joins the sum, m the larger of
+// the sink and the maximum.
+float attention_scale(float run_max, float sum, bool has_sink, float sink) {
+    if (!(sum > 0.0)) return 0.0;
+    if (!has_sink) return exact_div(1.0, sum);
+    const float m = max(run_max, sink);
+    const float shrink = exp(run_max - m);
+    return exact_div(shrink, sum * shrink + exp(sink - m));
+}
+
 // The gated-FFN activations, as the CPU backend computes them.
 float silu(float v) { return v / (1.0 + exp(-v)); }
 // erf (GLSL has none): Abramowitz & Stegun 7.1.26, absolute error below 1.5e-7.
@@ -101,3 +112,17 @@ float erf_approx(float v) {
     return sign(v) * (1.0 - poly * exp(-v * v));
 }
 float gelu_tanh(float v) { return 0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v))); }
+// Activation::swiglu_clamped (gpt-oss's experts).
+const float SWIGLU_LIMIT = 7.0;
+const float SWIGLU_ALPHA = 1.702;
+float swiglu_clamped(float gate, float up) {
+    const float g = min(gate, SWIGLU_LIMIT);
+    const float u = clamp(up, -SWIGLU_LIMIT, SWIGLU_LIMIT);
+    return g / (1.0 + exp(-SWIGLU_ALPHA * g)) * (u + 1.0);
+}
+// act(gate, up) of the gated products by act code (vk_ops_gated.cpp): 0 silu, 1 gelu (tanh), 2 swiglu_clamped.
+float gated_act(uint act, float gate, float up) {
+    if (act == 0u) return silu(gate) * up;
+    if (act == 1u) return gelu_tanh(gate) * up;
+    return swiglu_clamped(gate, up);
+}

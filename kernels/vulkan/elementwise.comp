@@ -3,6 +3,7 @@
 //   0 add: out = a + b      1 mul: out = a * b      2 scale: out = a * s
 //   3 swiglu: out = silu(a) * b      4 geglu: out = gelu_tanh(a) * b
 //   5 silu(a)   6 sigmoid(a)   7 softplus(a)   8 exp(a)   9 gelu_tanh(a)   10 gelu_erf(a)
+//   11 swiglu_clamped: out = swiglu_clamped(a, b)
 // b_stride 0 broadcasts b's one row over a's rows; b_step 0 broadcasts b's one column over a's columns.
 // out may alias a.
 #version 450
@@ -53,6 +54,8 @@ void main() {
             y = va * vb;
         } else if (p.op == 3u) {
             y = silu(va) * vb;
+        } else if (p.op == 11u) {
+            y = swiglu_clamped(va, vb);
         } else {
             y = gelu_tanh(va) * vb;
         }

@@ -10,7 +10,7 @@
 // aligned: read as vec4).
 // GATED (matmul_gated / matmul_experts_gated): binding 5 holds the up weights (same type and row layout, row r at
 // byte w_up_off + the gate row's offset from w_off); each row's lanes take the gate and the up product from the
-// same activation reads and write act(gate) * up (act 0 silu, 1 gelu tanh); no bias.
+// same activation reads and write act(gate, up) (common.glsl's gated_act); no bias.
 #version 450
 #include "common.glsl"
 layout(local_size_x = 128) in;
@@ -175,7 +175,7 @@ void main() {
     if (valid && li < tokens) {
         float s = partial[li][tid - li];
 #if defined(GATED)
-        s = activate(s) * partial_up[li][tid - li];
+        s = gated_act(p.act, s, partial_up[li][tid - li]);
 #else
         if (p.has_bias != 0u) s += bias[p.bias_off + r];
 #endif

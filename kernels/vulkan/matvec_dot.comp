@@ -13,7 +13,7 @@
 // and x_stride counts blocks between activation rows, plus x_scales (vec2 index of row 0's first (d, s)).
 // GATED (matmul_gated / matmul_experts_gated): as in matvec_blocks.comp, binding 5 holds the up weights (row r at
 // byte w_up_off + the gate row's offset from w_off), both products take the same activation code words, and the
-// result is act(gate) * up (act 0 silu, 1 gelu tanh); no bias.
+// result is act(gate, up) (common.glsl's gated_act); no bias.
 #version 450
 #extension GL_EXT_spirv_intrinsics : require
 #include "common.glsl"
@@ -208,7 +208,7 @@ void main() {
     if (valid && li < tokens) {
         float s = partial[li][tid - li];
 #if defined(GATED)
-        s = activate(s) * partial_up[li][tid - li];
+        s = gated_act(p.act, s, partial_up[li][tid - li]);
 #else
         if (p.has_bias != 0u) s += bias[p.bias_off + r];
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Weight access of the block mat x vec kernels (matvec_blocks.comp, matvec_dot.comp): block sizes, and bytes and
 // words of matrix m (0: W, the gate's weights when GATED; 1: W_up), which the includer declares with p (the push
-// constants: act when GATED).
+// constants: act when GATED, common.glsl's gated_act code).
 #include "rocmfp.glsl"
 
 #if defined(TYPE_Q4_0)
@@ -34,8 +34,3 @@ uint word_at(uint m, uint o) {
     const uint lo = w_word(m, o >> 2);
     return s == 0u ? lo : (lo >> s) | (w_word(m, (o >> 2) + 1u) << (32u - s));
 }
-#if defined(GATED)
-
-// The gated product's activation of the gate (p.act: 0 silu, 1 gelu tanh).
-float activate(float g) { return p.act == 0u ? silu(g) : gelu_tanh(g); }
-#endif

@@ -55,6 +55,15 @@ inline const BackendCase kBackends[] = {
 #endif
 };
 
+inline const char* activation_name(Activation act) {
+    switch (act) {
+        case Activation::silu: return "silu";
+        case Activation::gelu: return "gelu";
+        case Activation::swiglu_clamped: return "swiglu_clamped";
+    }
+    return "?";
+}
+
 inline std::vector<int32_t> consecutive(int32_t first, int64_t count) {  // first, first + 1, ...
     std::vector<int32_t> v(static_cast<size_t>(count));
     for (size_t i = 0; i < v.size(); ++i) v[i] = first + static_cast<int32_t>(i);
@@ -130,13 +139,15 @@ protected:
     }
 
     struct AttentionCase {
-        AttentionParams p;
+        AttentionParams p;  // p.sinks unused: see sinks
         int64_t n_kv;
         std::vector<int32_t> positions;
+        std::vector<float> sinks = {};  // one per query head (uploaded as p.sinks), or empty for none
     };
 
     // attention of random queries over a cache of `cache_type` rows, against the reference on the stored (rounded)
-    // rows. Rows past n_kv hold NaN: no kernel may let them into a result.
+    // rows. Rows past n_kv hold NaN: no kernel may let them into a result. With sinks, the case must also be one
+    // that they change (a backend that ignored them would fail): the reference without them differs by > 1e-2.
     void expect_attention(const AttentionCase& c, TensorType cache_type, double rel, const std::string& what) {
         const AttentionParams& p = c.p;
         const int64_t kv_cols = int64_t{p.n_head_kv} * p.head_dim, q_cols = int64_t{p.n_head} * p.head_dim;
@@ -154,9 +165,26 @@ protected:
                            consecutive(0, c.n_kv));
         const std::vector<float> q = random(tokens * q_cols, 2.0f);  // peaked weights: a misplaced row shows
         const Tensor out = output(TensorType::F32, tokens, q_cols);
-        backend_->attention(upload_f32(tokens, q_cols, q), k_cache, v_cache, c.n_kv, c.positions, p, out);
-        const reference::Matrix want = reference::attention(to_double(q), k_stored, v_stored, c.n_kv, c.positions, p);
+        AttentionParams with_sinks = p;
+        Tensor sinks;
+        if (!c.sinks.empty()) {
+            sinks = upload_f32(1, p.n_head, c.sinks);
+            with_sinks.sinks = &sinks;
+        }
+        backend_->attention(upload_f32(tokens, q_cols, q), k_cache, v_cache, c.n_kv, c.positions, with_sinks, out);
+        const reference::Matrix want =
+            reference::attention(to_double(q), k_stored, v_stored, c.n_kv, c.positions, p, to_double(c.sinks));
         expect_close(download(out), want, rel, what.c_str());
+        if (!c.sinks.empty()) {
+            const reference::Matrix without =
+                reference::attention(to_double(q), k_stored, v_stored, c.n_kv, c.positions, p);
+            double scale = 1e-30, change = 0;
+            for (size_t i = 0; i < want.size(); ++i) {
+                scale = std::max(scale, std::abs(want[i]));
+                change = std::max(change, std::abs(want[i] - without[i]));
+            }
+            EXPECT_GT(change / scale, 1e-2) << what << ": the sinks hardly change this case";
+        }
     }
 
     std::unique_ptr<Backend> backend_;

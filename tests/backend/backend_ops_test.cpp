@@ -213,13 +213,14 @@ TEST_P(BackendOps, ElementwiseWithBroadcast) {
 }
 
 TEST_P(BackendOps, GatedActivations) {
+    // Gates and ups well beyond swiglu_clamped's limits of +-7.
     const int64_t rows = 3, cols = 128;
-    const std::vector<float> g = random(rows * cols, 3.0f), u = random(rows * cols);
-    for (Activation act : {Activation::silu, Activation::gelu}) {
+    const std::vector<float> g = random(rows * cols, 5.0f), u = random(rows * cols, 5.0f);
+    for (Activation act : {Activation::silu, Activation::gelu, Activation::swiglu_clamped}) {
         const Tensor tg = upload_f32(rows, cols, g);
         backend_->gated_activation(act, tg, upload_f32(rows, cols, u), tg);
         expect_close(download(tg), reference::gated_activation(act, to_double(g), to_double(u)), 1e-5,
-                     act == Activation::silu ? "swiglu" : "geglu");
+                     activation_name(act));
     }
 }
 
@@ -694,20 +695,29 @@ TEST_P(BackendOps, ExpertsWithAllSlotsOnFewExperts) {
     }
 }
 
-// matmul_gated and matmul_experts_gated (act(x W_gate^T) * (x W_up^T)) over the decode weight types, for 1 and 5
-// tokens and both activations, against the reference's products and gated activation. A kernel that dropped the
+// Inputs of the gated products: unit values, except for swiglu_clamped products of about 6 (a quarter of them
+// beyond the limits of +-7, where the clamps act). Far larger ones would saturate the clamped outputs (at most 56)
+// while the 8-bit activations' error of the products grows with them, an error the clamped outputs' bound no longer
+// hides behind the tolerance.
+float gated_input_scale(Activation act, int64_t cols) {
+    return act == Activation::swiglu_clamped ? 6.0f / std::sqrt(static_cast<float>(cols)) : 1.0f;
+}
+
+// matmul_gated and matmul_experts_gated (act(x W_gate^T, x W_up^T)) over the decode weight types, for 1 and 5
+// tokens and every activation, against the reference's products and gated activation. A kernel that dropped the
 // activation or swapped gate and up would be off by far more than the tolerance.
 TEST_P(BackendOps, GatedProductsOfDecodeTypes) {
     const int64_t cols = 512, rows = 33;
-    for (TensorType wt : {TensorType::F16, TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4,
-                          TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q4_K}) {
+    for (TensorType wt : {TensorType::F32, TensorType::F16, TensorType::Q8_0, TensorType::Q4_0,
+                          TensorType::Q4_0_ROCMFP4, TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q4_K,
+                          TensorType::MXFP4}) {
         reference::Matrix g_stored, u_stored;
         const Tensor wg = upload(wt, rows, cols, random(rows * cols), &g_stored);
         const Tensor wu = upload(wt, rows, cols, random(rows * cols), &u_stored);
         const double tolerance = gguf::traits(wt).quantized ? 3e-2 : 1e-5;
         for (int64_t tokens : {1, 5})
-            for (Activation act : {Activation::silu, Activation::gelu}) {
-                const std::vector<float> x = random(tokens * cols);
+            for (Activation act : {Activation::silu, Activation::gelu, Activation::swiglu_clamped}) {
+                const std::vector<float> x = random(tokens * cols, gated_input_scale(act, cols));
                 const Tensor out = output(TensorType::F32, tokens, rows);
                 backend_->matmul_gated(act, wg, wu, upload_f32(tokens, cols, x), output(TensorType::F32, tokens, rows),
                                        out);
@@ -715,7 +725,7 @@ TEST_P(BackendOps, GatedProductsOfDecodeTypes) {
                     reference::gated_activation(act, reference::matmul(g_stored, rows, cols, to_double(x), tokens),
                                                 reference::matmul(u_stored, rows, cols, to_double(x), tokens));
                 const std::string what = std::string(gguf::traits(wt).name) + ", " + std::to_string(tokens) +
-                                         " tokens, " + (act == Activation::silu ? "silu" : "gelu");
+                                         " tokens, " + activation_name(act);
                 expect_close(download(out), want, tolerance, what.c_str());
             }
     }
@@ -733,25 +743,26 @@ TEST_P(BackendOps, GatedProductsOfDecodeTypes) {
 TEST_P(BackendOps, GatedExpertProductsOfDecodeTypes) {
     const int64_t experts = 4, rows = 33, cols = 256;
     const int k = 2;
-    for (TensorType wt : {TensorType::F16, TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4,
-                          TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q4_K}) {
+    for (TensorType wt : {TensorType::F32, TensorType::F16, TensorType::Q8_0, TensorType::Q4_0,
+                          TensorType::Q4_0_ROCMFP4, TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q4_K,
+                          TensorType::MXFP4}) {
         reference::Matrix g_stored, u_stored;
         const Tensor wg = upload(wt, experts * rows, cols, random(experts * rows * cols), &g_stored);
         const Tensor wu = upload(wt, experts * rows, cols, random(experts * rows * cols), &u_stored);
         const double tolerance = gguf::traits(wt).quantized ? 3e-2 : 1e-5;
         // 13 tokens: a verify batch (the GPU backends' chunked mat x vec). 200 tokens (400 slots): the prefill form,
-        // which the fused decode kernels leave to the composition.
+        // which the fused decode kernels leave to the composition (Q4_0, and gpt-oss's MXFP4).
         for (int64_t tokens : {1, 5, 13, 200}) {
-            if (tokens == 200 && wt != TensorType::Q4_0) continue;
+            if (tokens == 200 && wt != TensorType::Q4_0 && wt != TensorType::MXFP4) continue;
             std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(experts - 1));
             std::vector<int32_t> expert_ids(static_cast<size_t>(tokens * k));
             for (int32_t& e : expert_ids) e = pick(rng_);
             const Tensor ids = output(TensorType::I32, tokens, k);
             backend_->write(ids, std::as_bytes(std::span(expert_ids)));
             for (bool per_slot : {false, true})
-                for (Activation act : {Activation::silu, Activation::gelu}) {
+                for (Activation act : {Activation::silu, Activation::gelu, Activation::swiglu_clamped}) {
                     const int64_t x_rows = per_slot ? tokens * k : tokens;
-                    const std::vector<float> x = random(x_rows * cols);
+                    const std::vector<float> x = random(x_rows * cols, gated_input_scale(act, cols));
                     const Tensor out = output(TensorType::F32, tokens * k, rows);
                     backend_->matmul_experts_gated(act, wg, wu, experts, upload_f32(x_rows, cols, x), ids,
                                                    output(TensorType::F32, tokens * k, rows), out);
@@ -760,7 +771,7 @@ TEST_P(BackendOps, GatedExpertProductsOfDecodeTypes) {
                         reference::matmul_experts(u_stored, rows, cols, expert_ids, x, per_slot, k));
                     const std::string what = std::string(gguf::traits(wt).name) + ", " + std::to_string(tokens) +
                                              " tokens, " + (per_slot ? "per slot, " : "per token, ") +
-                                             (act == Activation::silu ? "silu" : "gelu");
+                                             activation_name(act);
                     expect_close(download(out), want, tolerance, what.c_str());
                 }
         }

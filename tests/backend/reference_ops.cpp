@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "backend/reference_ops.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ember/quant.h"
@@ -62,10 +63,17 @@ Matrix gated_activation(Activation act, const Matrix& gate, const Matrix& up) {
     Matrix out(gate.size());
     for (size_t i = 0; i < gate.size(); ++i) {
         const double g = gate[i];
-        const double a = act == Activation::silu
-                             ? g / (1.0 + std::exp(-g))
-                             : 0.5 * g * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (g + 0.044715 * g * g * g)));
-        out[i] = a * up[i];
+        switch (act) {
+            case Activation::silu: out[i] = g / (1.0 + std::exp(-g)) * up[i]; break;
+            case Activation::gelu:
+                out[i] = 0.5 * g * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (g + 0.044715 * g * g * g))) * up[i];
+                break;
+            case Activation::swiglu_clamped: {
+                const double gc = std::min(g, 7.0), uc = std::clamp(up[i], -7.0, 7.0);
+                out[i] = gc / (1.0 + std::exp(-1.702 * gc)) * (uc + 1.0);
+                break;
+            }
+        }
     }
     return out;
 }
@@ -99,7 +107,7 @@ void rope(Matrix& x, int64_t cols, int head_dim, std::span<const int32_t> positi
 }
 
 Matrix attention(const Matrix& q, const Matrix& k_cache, const Matrix& v_cache, int64_t n_kv,
-                 std::span<const int32_t> positions, const AttentionParams& p) {
+                 std::span<const int32_t> positions, const AttentionParams& p, std::span<const double> sinks) {
     const int64_t q_cols = int64_t{p.n_head} * p.head_dim;
     const int64_t kv_cols = int64_t{p.n_head_kv} * p.head_dim;
     const int group = p.n_head / p.n_head_kv;
@@ -119,7 +127,10 @@ Matrix attention(const Matrix& q, const Matrix& k_cache, const Matrix& v_cache, 
                 s[static_cast<size_t>(j)] = d * p.scale;
                 max = std::max(max, s[static_cast<size_t>(j)]);
             }
-            double sum = 0;
+            // A sink joins the softmax with a logit but no value.
+            const bool sink = !sinks.empty();
+            if (sink) max = std::max(max, sinks[static_cast<size_t>(h)]);
+            double sum = sink ? std::exp(sinks[static_cast<size_t>(h)] - max) : 0.0;
             for (int64_t j = first; j < visible; ++j)
                 sum += (s[static_cast<size_t>(j)] = std::exp(s[static_cast<size_t>(j)] - max));
             for (int i = 0; i < p.head_dim; ++i) {

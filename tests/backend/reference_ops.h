@@ -25,9 +25,10 @@ Matrix gated_activation(Activation act, const Matrix& gate, const Matrix& up);
 // Every RopeMode; positions hold 1, 3 (multi_interleaved) or 2 (vision) values per row, axis-major.
 void rope(Matrix& x, int64_t cols, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
           std::span<const double> factors);
-// k_cache/v_cache: rows = cache positions. Query t sees rows j <= positions[t], j < n_kv.
+// k_cache/v_cache: rows = cache positions. Query t sees rows j <= positions[t], j < n_kv (inside p.window, if any).
+// sinks: one attention sink per query head, or empty for none (p.sinks, a backend tensor, is not read).
 Matrix attention(const Matrix& q, const Matrix& k_cache, const Matrix& v_cache, int64_t n_kv,
-                 std::span<const int32_t> positions, const AttentionParams& p);
+                 std::span<const int32_t> positions, const AttentionParams& p, std::span<const double> sinks = {});
 void softmax(Matrix& x, int64_t cols);
 
 double unary(UnaryOp op, double x);

@@ -112,10 +112,11 @@ protected:
     std::mt19937 rng_{7};
 };
 
-// One decode step of a small attention layer: embed, norm, project, rotate, cache, attend, project, add.
+// One decode step of a small attention layer: embed, norm, project, rotate, cache, attend (with gpt-oss's attention
+// sinks, whose tensor is part of the replayed launch), project, add.
 struct Layer {
     static constexpr int64_t vocab = 50, embd = 128, heads = 4, kv_heads = 2, head_dim = 32, ctx = 64;
-    Tensor embd_table, norm, wq, wk, wv, wo;
+    Tensor embd_table, norm, wq, wk, wv, wo, sinks;
     Tensor k_cache, v_cache, x, h, q, k, v, attn;
 
     Layer(Tensors& t, std::mt19937& rng) {
@@ -128,6 +129,7 @@ struct Layer {
         wk = weight(TensorType::Q4_0_ROCMFP4, kv_heads * head_dim, embd);
         wv = weight(TensorType::Q4_0_ROCMFP4, kv_heads * head_dim, embd);
         wo = weight(TensorType::Q8_0, embd, heads * head_dim);
+        sinks = t.f32(1, heads, random_values(rng, heads));
         k_cache = t.empty(TensorType::F16, ctx, kv_heads * head_dim);
         v_cache = t.empty(TensorType::F16, ctx, kv_heads * head_dim);
         x = t.empty(TensorType::F32, 1, embd);
@@ -151,7 +153,9 @@ struct Layer {
         b.rope(q, head_dim, positions, rope);
         b.rope(k, head_dim, positions, rope);
         b.store_kv(k, v, k_cache, v_cache, positions);
-        b.attention(q, k_cache, v_cache, pos + 1, positions, {heads, kv_heads, head_dim, 0.1767767f}, attn);
+        AttentionParams p{heads, kv_heads, head_dim, 0.1767767f};
+        p.sinks = &sinks;
+        b.attention(q, k_cache, v_cache, pos + 1, positions, p, attn);
         b.matmul(wo, attn, h);
         b.add(x, h, x);
         return t.download(x);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // KV-cache writes and causal attention. Attention streams over the cache once per (token, head) with an online
-// softmax (running maximum and sum), so it needs no score buffer whatever the context length.
+// softmax (running maximum and sum), so it needs no score buffer whatever the context length; an attention sink
+// joins the softmax at the end, in the normalization.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -45,6 +46,16 @@ bool is_float_cache(gguf::TensorType type) {
     return type == gguf::TensorType::F32 || type == gguf::TensorType::F16 || type == gguf::TensorType::BF16;
 }
 
+// The factor of a head's accumulated values for its output: 1 / running_sum, or with an attention sink
+// (AttentionParams::sinks) the sink's e^(sink - m) joins the sum, m the larger of the sink and the running maximum.
+float output_scale(float running_max, double running_sum, const float* sink) {
+    if (!(running_sum > 0)) return 0.0f;
+    if (!sink) return static_cast<float>(1.0 / running_sum);
+    const double m = std::max<double>(running_max, *sink);
+    const double shrink = std::exp(running_max - m);
+    return static_cast<float>(shrink / (running_sum * shrink + std::exp(*sink - m)));
+}
+
 constexpr int kHeadsPerItem = 4;   // query heads of one kv group handled together (the dot kernels' widest tile)
 constexpr int64_t kKvTile = 32;    // cache rows scored together before the softmax update
 
@@ -62,6 +73,7 @@ void CpuBackend::attention_float_cache(const Tensor& q, const Tensor& k_cache, c
     const int splits = (group + per_item - 1) / per_item;
     const int64_t items = q.rows * p.n_head_kv * splits;
     const size_t k_offset = gguf::row_bytes(k_cache.type, hd), v_offset = gguf::row_bytes(v_cache.type, hd);
+    const float* sinks = p.sinks ? host_f32(*p.sinks) : nullptr;
     for_rows(items, n_kv * hd * 2 * per_item, [&](int64_t begin, int64_t end) {
         float acc[kHeadsPerItem * max_head_dim];
         float scores[kKvTile * kHeadsPerItem];
@@ -104,7 +116,7 @@ void CpuBackend::attention_float_cache(const Tensor& q, const Tensor& k_cache, c
             }
             for (int i = 0; i < n; ++i) {
                 float* oh = reinterpret_cast<float*>(host_data(out) + t * out.row_stride) + (h0 + i) * hd;
-                const float inv = running_sum[i] > 0 ? static_cast<float>(1.0 / running_sum[i]) : 0.0f;
+                const float inv = output_scale(running_max[i], running_sum[i], sinks ? sinks + h0 + i : nullptr);
                 for (int c = 0; c < hd; ++c) oh[c] = acc[i * max_head_dim + c] * inv;
             }
         }
@@ -138,12 +150,16 @@ void CpuBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor&
             "attention: cache rows do not match the kv heads");
     require(n_kv <= k_cache.rows && static_cast<int64_t>(positions.size()) == q.rows, "attention: bad lengths");
     require(p.window >= 0, "attention: negative window");
+    require(!p.sinks || (p.sinks->type == gguf::TensorType::F32 && p.sinks->rows * p.sinks->cols == p.n_head &&
+                         p.sinks->contiguous()),
+            "attention: sinks must be F32 with one value per query head");
     if (is_float_cache(k_cache.type) && is_float_cache(v_cache.type)) {
         attention_float_cache(q, k_cache, v_cache, n_kv, positions, p, out);
         return;
     }
     const int group = p.n_head / p.n_head_kv;
     const int hd = p.head_dim;
+    const float* sinks = p.sinks ? host_f32(*p.sinks) : nullptr;
 
     for_rows(q.rows * p.n_head, n_kv * hd * 2, [&](int64_t begin, int64_t end) {
         float k_row[max_head_dim];
@@ -177,7 +193,7 @@ void CpuBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor&
                 load_cache_slice(v_cache, j, int64_t{kv_head} * hd, hd, v_row);
                 for (int i = 0; i < hd; ++i) acc[i] += weight * v_row[i];
             }
-            const float inv = running_sum > 0 ? static_cast<float>(1.0 / running_sum) : 0.0f;
+            const float inv = output_scale(running_max, running_sum, sinks ? sinks + h : nullptr);
             for (int i = 0; i < hd; ++i) oh[i] = acc[i] * inv;
         }
     });

@@ -45,6 +45,7 @@ public:
     void moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) override;
     void matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
                         const Tensor& out) override;
+    void add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) override;
     void moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) override;
     BackendCounters counters() const override { return counters_; }
 

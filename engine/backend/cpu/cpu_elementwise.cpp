@@ -115,10 +115,17 @@ void CpuBackend::gated_activation(Activation act, const Tensor& gate, const Tens
             const float* g = row_of(gate, r);
             const float* u = row_of(up, r);
             float* o = row_of(out, r);
-            if (act == Activation::silu)
-                for (int64_t i = 0; i < gate.cols; ++i) o[i] = silu(g[i]) * u[i];
-            else
-                for (int64_t i = 0; i < gate.cols; ++i) o[i] = gelu_tanh(g[i]) * u[i];
+            switch (act) {
+                case Activation::silu:
+                    for (int64_t i = 0; i < gate.cols; ++i) o[i] = silu(g[i]) * u[i];
+                    break;
+                case Activation::gelu:
+                    for (int64_t i = 0; i < gate.cols; ++i) o[i] = gelu_tanh(g[i]) * u[i];
+                    break;
+                case Activation::swiglu_clamped:
+                    for (int64_t i = 0; i < gate.cols; ++i) o[i] = swiglu_clamped(g[i], u[i]);
+                    break;
+            }
         }
     });
 }

@@ -17,5 +17,13 @@ inline float gelu_tanh(float x) {
 inline float gelu_erf(float x) {
     return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
 }
+// Activation::swiglu_clamped (gpt-oss's experts).
+inline constexpr float kSwigluLimit = 7.0f;
+inline constexpr float kSwigluAlpha = 1.702f;
+inline float swiglu_clamped(float gate, float up) {
+    const float g = std::fmin(gate, kSwigluLimit);
+    const float u = std::fmax(std::fmin(up, kSwigluLimit), -kSwigluLimit);
+    return g * sigmoid(kSwigluAlpha * g) * (u + 1.0f);
+}
 
 }  // namespace ember::cpu_backend

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Mixture-of-experts on the CPU: routing, expert products that read only the chosen experts' weights (tokens
-// grouped by expert, so each expert's rows are streamed once per batch), and the weighted combination.
+// grouped by expert, so each expert's rows are streamed once per batch), per-expert biases, and the weighted
+// combination.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -98,6 +99,31 @@ void CpuBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Tensor
         counters_.expert_weight_bytes += static_cast<uint64_t>(rows) * w.row_stride;
         first = last;
     }
+}
+
+void CpuBackend::add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) {
+    require_f32(bias, "add_expert_bias bias");
+    require_f32(out, "add_expert_bias output");
+    require(ids.type == gguf::TensorType::I32, "add_expert_bias: ids must be I32");
+    const int64_t k = ids.cols;
+    require(out.rows == ids.rows * k && out.cols == bias.cols,
+            "add_expert_bias: output must be [tokens * k, bias cols]");
+    const int64_t n_experts = bias.rows;
+    for (int64_t t = 0; t < ids.rows; ++t) {
+        const auto* row = reinterpret_cast<const int32_t*>(host_data(ids) + static_cast<size_t>(t) * ids.row_stride);
+        for (int64_t j = 0; j < k; ++j)
+            if (row[j] < 0 || row[j] >= n_experts)
+                throw Error("expert id " + std::to_string(row[j]) + " is outside 0.." + std::to_string(n_experts - 1));
+    }
+    for_rows(out.rows, out.cols, [&](int64_t begin, int64_t end) {
+        for (int64_t s = begin; s < end; ++s) {
+            const auto* row =
+                reinterpret_cast<const int32_t*>(host_data(ids) + static_cast<size_t>(s / k) * ids.row_stride);
+            const float* b = host_row(bias, row[s % k]);
+            float* o = host_row(out, s);
+            for (int64_t i = 0; i < out.cols; ++i) o[i] += b[i];
+        }
+    });
 }
 
 void CpuBackend::moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) {

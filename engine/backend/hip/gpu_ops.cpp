@@ -29,6 +29,14 @@ gk::Unary unary_of(UnaryOp op) {
     }
 }
 
+gk::Gated gated_of(Activation act) {
+    switch (act) {
+        case Activation::silu: return gk::Gated::silu;
+        case Activation::gelu: return gk::Gated::gelu;
+        default: return gk::Gated::swiglu_clamped;
+    }
+}
+
 }  // namespace
 
 void GpuBackend::get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) {
@@ -93,7 +101,7 @@ void GpuBackend::gated_activation(Activation act, const Tensor& gate, const Tens
     require_same_shape(gate, out, "gated activation");
     const gk::Rows gv = f32_rows(gate, "gated activation gate"), uv = f32_rows(up, "gated activation up"),
                    ov = f32_rows(out, "gated activation output");
-    const gk::Unary a = act == Activation::silu ? gk::Unary::silu : gk::Unary::gelu;
+    const gk::Gated a = gated_of(act);
     record(launch_key("gated", a, gv, uv, ov),
            [=](const gk::Launch& l, const std::byte*) { gk::gated_activation(l, a, gv, uv, ov); });
 }
@@ -199,7 +207,11 @@ void GpuBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor&
     const gk::Rows qv = f32_rows(q, "attention q"), ov = f32_rows(out, "attention out");
     const gk::TypedRows kc = typed_rows(k_cache, "attention k cache"), vc = typed_rows(v_cache, "attention v cache");
     require(p.window >= 0, "attention: negative window");
-    const gk::AttentionArgs a{p.n_head, p.n_head_kv, p.head_dim, p.scale, p.window};
+    require(!p.sinks || (p.sinks->type == gguf::TensorType::F32 && p.sinks->rows * p.sinks->cols == p.n_head &&
+                         p.sinks->contiguous()),
+            "attention: sinks must be F32 with one value per query head");
+    const float* sinks = p.sinks ? f32_rows(*p.sinks, "attention sinks").data : nullptr;
+    const gk::AttentionArgs a{p.n_head, p.n_head_kv, p.head_dim, p.scale, p.window, sinks};
     if (q.rows == 0) return;
     auto* part = reinterpret_cast<float*>(
         scratch(kAttention, gk::attention_scratch_floats(ctx_->launch, q.rows, a) * sizeof(float)));
@@ -208,7 +220,8 @@ void GpuBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor&
     staged[0] = static_cast<int32_t>(n_kv);
     std::copy(positions.begin(), positions.end(), staged.begin() + 1);
     const size_t off = stage(staged.data(), staged.size() * sizeof(int32_t));
-    record(launch_key("attention", qv, kc, vc, ov, off, a.n_head, a.n_head_kv, a.head_dim, a.scale, a.window, part),
+    record(launch_key("attention", qv, kc, vc, ov, off, a.n_head, a.n_head_kv, a.head_dim, a.scale, a.window, a.sinks,
+                      part),
            [=](const gk::Launch& l, const std::byte* args) {
                const int32_t* s = staged_ints(args, off);
                gk::attention(l, qv, kc, vc, s, s + 1, a, ov, part);
@@ -281,6 +294,20 @@ void GpuBackend::moe_route(const Tensor& logits, int k, const Tensor& ids, const
     if (logits.rows == 0) return;
     record(launch_key("moe_route", lv, k, idv, ids_stride, wv),
            [=](const gk::Launch& l, const std::byte*) { gk::moe_route(l, lv, k, idv, ids_stride, wv); });
+}
+
+void GpuBackend::add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) {
+    require(ids.type == gguf::TensorType::I32, "add_expert_bias: ids must be I32");
+    const int64_t k = ids.cols;
+    require(out.rows == ids.rows * k && out.cols == bias.cols,
+            "add_expert_bias: output must be [tokens * k, bias cols]");
+    const gk::Rows bv = f32_rows(bias, "add_expert_bias bias"), ov = f32_rows(out, "add_expert_bias output");
+    const auto* idv = reinterpret_cast<const int32_t*>(device_data(ids, "add_expert_bias ids"));
+    const int64_t ids_stride = static_cast<int64_t>(ids.row_stride / 4);
+    if (out.rows == 0) return;
+    record(launch_key("add_expert_bias", bv, idv, ids_stride, k, ov), [=](const gk::Launch& l, const std::byte*) {
+        gk::add_expert_bias(l, bv, idv, ids_stride, static_cast<int>(k), ov);
+    });
 }
 
 void GpuBackend::moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Conversions between row types, KV-cache writes (a conversion into the cache rows named by the positions) and
-// causal attention over the cache.
+// causal attention over the cache (the sinks of AttentionParams go to the kernels as a binding and a flag in the
+// push constants; the split path's combine step adds them when there are several chunks).
 #include <algorithm>
 
 #include "backend/vulkan/vulkan_backend.h"
@@ -21,6 +22,7 @@ struct AttentionPush {
     uint32_t q_off, q_stride, k_off, k_stride, v_off, v_stride, out_off, out_stride, n_kv, n_head, group, head_dim;
     float scale;
     uint32_t pos_off, tokens, window;
+    uint32_t sinks_off, has_sinks;  // AttentionParams::sinks: its offset in words, and whether there is one
 };
 
 // attention_split.comp's second half of the push constants.
@@ -30,7 +32,7 @@ struct SplitPush {
 };
 
 struct CombinePush {
-    uint32_t out_off, out_stride, n_head, head_dim, n_chunks, tokens;
+    uint32_t out_off, out_stride, n_head, head_dim, n_chunks, tokens, sinks_off, has_sinks;
 };
 
 constexpr int64_t kSplitTile = 32;             // rows per softmax step of attention_split.comp
@@ -159,6 +161,9 @@ void VulkanBackend::attention(const Tensor& q, const Tensor& k_cache, const Tens
     require(n_kv <= k_cache.rows && static_cast<int64_t>(positions.size()) == q.rows, "attention: bad lengths");
     require(k_cache.type == v_cache.type, "attention: k and v caches differ in type");
     require(p.window >= 0, "attention: negative window");
+    require(!p.sinks || (p.sinks->type == gguf::TensorType::F32 && p.sinks->rows * p.sinks->cols == p.n_head &&
+                         p.sinks->contiguous()),
+            "attention: sinks must be F32 with one value per query head");
     using gguf::TensorType;
     require(k_cache.type == TensorType::F32 || k_cache.type == TensorType::F16 || k_cache.type == TensorType::Q8_0,
             "attention: the cache must be f32, f16 or q8_0");
@@ -167,6 +172,7 @@ void VulkanBackend::attention(const Tensor& q, const Tensor& k_cache, const Tens
     const View kv = stream_->view(k_cache.row_range(0, std::max<int64_t>(n_kv, 1)));
     const View vv = stream_->view(v_cache.row_range(0, std::max<int64_t>(n_kv, 1)));
     const View pv = stream_->upload(positions);
+    const View sv = p.sinks ? stream_->view(*p.sinks) : stream_->unused();
     AttentionPush push{};
     push.q_off = qv.words();
     push.q_stride = words(q.row_stride);
@@ -184,6 +190,8 @@ void VulkanBackend::attention(const Tensor& q, const Tensor& k_cache, const Tens
     push.pos_off = pv.words();
     push.tokens = u32(q.rows);
     push.window = u32(p.window);
+    push.sinks_off = sv.words();
+    push.has_sinks = p.sinks ? 1u : 0u;
 
     // K and V rows in whole words (q8_0 rows are read by bytes).
     const bool word_rows = k_cache.type == TensorType::Q8_0 || (push.k_off % 4 == 0 && push.k_stride % 4 == 0 &&
@@ -192,7 +200,7 @@ void VulkanBackend::attention(const Tensor& q, const Tensor& k_cache, const Tens
     if (path == AttentionPath::tiled) {
         const int64_t tiles = (q.rows + tiled_queries(p.head_dim) - 1) / tiled_queries(p.head_dim);
         stream_->dispatch(std::string("attention_tiled_") + type_name(k_cache.type) + "_" + std::to_string(p.head_dim),
-                          {ro(qv), ro(kv), ro(vv), rw(ov), ro(pv)}, push,
+                          {ro(qv), ro(kv), ro(vv), rw(ov), ro(pv), ro(sv)}, push,
                           linear_grid(static_cast<uint64_t>(tiles) * static_cast<uint64_t>(p.n_head)));
         return;
     }
@@ -203,19 +211,20 @@ void VulkanBackend::attention(const Tensor& q, const Tensor& k_cache, const Tens
         const View part = plan.n_chunks > 1 ? attention_scratch(partial_floats * 4) : stream_->unused();
         const SplitPush split{push, u32(p.n_head_kv), plan.batch_heads, plan.n_batches, plan.n_chunks, plan.chunk_len};
         stream_->dispatch(std::string("attention_split_") + type_name(k_cache.type),
-                          {ro(qv), ro(kv), ro(vv), rw(ov), ro(pv), plan.n_chunks > 1 ? rw(part) : ro(part)}, split,
+                          {ro(qv), ro(kv), ro(vv), rw(ov), ro(pv), plan.n_chunks > 1 ? rw(part) : ro(part), ro(sv)},
+                          split,
                           linear_grid(static_cast<uint64_t>(q.rows) * static_cast<uint64_t>(p.n_head_kv) *
                                       plan.n_batches * plan.n_chunks));
         if (plan.n_chunks > 1) {
             const CombinePush combine{push.out_off, push.out_stride, push.n_head, push.head_dim, plan.n_chunks,
-                                      push.tokens};
-            stream_->dispatch("attention_combine", {ro(part), rw(ov)}, combine,
+                                      push.tokens, push.sinks_off, push.has_sinks};
+            stream_->dispatch("attention_combine", {ro(part), rw(ov), ro(sv)}, combine,
                               linear_grid(static_cast<uint64_t>(q.rows) * static_cast<uint64_t>(p.n_head)));
         }
         return;
     }
     const std::string pipeline = std::string("attention_") + type_name(k_cache.type);
-    stream_->dispatch(pipeline, {ro(qv), ro(kv), ro(vv), rw(ov), ro(pv)}, push,
+    stream_->dispatch(pipeline, {ro(qv), ro(kv), ro(vv), rw(ov), ro(pv), ro(sv)}, push,
                       linear_grid(static_cast<uint64_t>(q.rows) * static_cast<uint64_t>(p.n_head)));
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Gated feed-forward products for decode: act(x W_gate^T) * (x W_up^T) in one dispatch (the GATED variants of
+// Gated feed-forward products for decode: act(x W_gate^T, x W_up^T) in one dispatch (the GATED variants of
 // matvec_dot.comp and matvec_blocks.comp), reading the activations (quantized to Q8_1 once, where the device has
 // integer dot products) once for both products, instead of two products and an elementwise pass. Prefill, weight
 // types without block kernels and weights too large to bind at once take Backend's composition of the plain ops.
@@ -15,12 +15,20 @@ namespace {
 struct GatedPush {
     MatvecPush m;
     uint32_t w_up_off;  // bytes into binding 5
-    uint32_t act;       // 0 silu, 1 gelu (tanh form)
+    uint32_t act;       // act_code
 };
 static_assert(sizeof(GatedPush) == sizeof(MatvecPush) + 8, "GatedPush must follow MatvecPush without padding");
 
 
-uint32_t act_code(Activation act) { return act == Activation::silu ? 0 : 1; }
+// common.glsl's gated_act codes.
+uint32_t act_code(Activation act) {
+    switch (act) {
+        case Activation::silu: return 0;
+        case Activation::gelu: return 1;
+        case Activation::swiglu_clamped: return 2;
+    }
+    return 0;
+}
 
 bool same_layout(const Tensor& a, const Tensor& b) {
     return a.type == b.type && a.rows == b.rows && a.cols == b.cols && a.row_stride == b.row_stride;

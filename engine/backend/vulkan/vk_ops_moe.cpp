@@ -3,6 +3,7 @@
 // products and the combination. Few slots (decode, verification) take one matrix x vector per slot, reading the
 // slot's expert matrix by its id; many (prefill) are first grouped by expert on the GPU (experts_group.comp) and
 // then multiplied tile by tile (experts_tiled.comp), so that each expert matrix is read once per 32 of its slots.
+// Per-expert biases read the slots' ids on the GPU too (expert_bias.comp).
 #include <algorithm>
 
 #include "backend/vulkan/vulkan_backend.h"
@@ -24,6 +25,10 @@ struct ExpertsTiledPush : ProductAddress {
     uint32_t k, per_slot, offsets_off, tiles_off, list_off;
 };
 static_assert(sizeof(ExpertsTiledPush) == 13 * sizeof(uint32_t), "push constants are copied as they lie");
+
+struct ExpertBiasPush {
+    uint32_t bias_off, bias_stride, ids_off, ids_stride, out_off, out_stride, cols, k, slots, n_experts;
+};
 
 constexpr uint32_t kTileSlots = 32;  // BN of experts_tiled.comp
 constexpr uint32_t kTileRows = 128;  // BM
@@ -121,6 +126,21 @@ View VulkanBackend::experts_scratch(size_t bytes) {
                                                           ctx_->memory().device_local);
     }
     return View{experts_scratch_->handle(), 0, bytes, 0};
+}
+
+void VulkanBackend::add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) {
+    require_f32(bias, "add_expert_bias bias");
+    require_f32(out, "add_expert_bias output");
+    require(ids.type == gguf::TensorType::I32, "add_expert_bias: ids must be I32");
+    const int64_t slots = ids.rows * ids.cols;
+    require(out.rows == slots && out.cols == bias.cols, "add_expert_bias: output must be [tokens * k, bias cols]");
+    if (slots == 0) return;
+    const View bv = stream_->view(bias), iv = stream_->view(ids), ov = stream_->view(out);
+    const ExpertBiasPush p{bv.words(), words(bias.row_stride), iv.words(), words(ids.row_stride), ov.words(),
+                           words(out.row_stride), u32(out.cols), u32(ids.cols), u32(slots), u32(bias.rows)};
+    const uint64_t n = static_cast<uint64_t>(slots) * static_cast<uint64_t>(out.cols);
+    require(n <= UINT32_MAX, "add_expert_bias: tensor too large");
+    stream_->dispatch("expert_bias", {ro(bv), ro(iv), rw(ov)}, p, linear_grid((n + 255) / 256));
 }
 
 void VulkanBackend::moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) {

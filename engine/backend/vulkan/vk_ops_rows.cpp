@@ -140,7 +140,10 @@ void VulkanBackend::gated_activation(Activation act, const Tensor& gate, const T
     require_f32(up, "gated activation up");
     require_same_shape(gate, up, "gated activation");
     require_same_shape(gate, out, "gated activation");
-    elementwise(act == Activation::silu ? Elementwise::swiglu : Elementwise::geglu, gate, &up, 0.0f, out);
+    const Elementwise op = act == Activation::silu   ? Elementwise::swiglu
+                           : act == Activation::gelu ? Elementwise::geglu
+                                                     : Elementwise::swiglu_clamped;
+    elementwise(op, gate, &up, 0.0f, out);
 }
 
 void VulkanBackend::softmax(const Tensor& x) {

@@ -85,6 +85,7 @@ public:
     void moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) override;
     void matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
                         const Tensor& out) override;
+    void add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) override;
     void moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) override;
     // Fused for decode (vk_ops_gated.cpp); otherwise Backend's composition.
     void matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
@@ -107,7 +108,8 @@ private:
         softplus = 7,
         exp = 8,
         gelu_tanh = 9,
-        gelu_erf = 10
+        gelu_erf = 10,
+        swiglu_clamped = 11
     };
     void elementwise(Elementwise op, const Tensor& a, const Tensor* b, float s, const Tensor& out);
     enum class Norm : uint32_t { rms = 0, l2 = 1, rms_gated = 2, layer = 3 };

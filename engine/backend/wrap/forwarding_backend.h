@@ -116,6 +116,10 @@ public:
         before_operation();
         inner_->matmul_experts_gated(act, w_gate, w_up, n_experts, x, ids, up_scratch, out);
     }
+    void add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) override {
+        before_operation();
+        inner_->add_expert_bias(bias, ids, out);
+    }
     void moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) override {
         before_operation();
         inner_->moe_combine(y, weights, out);

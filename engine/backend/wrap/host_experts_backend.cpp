@@ -60,6 +60,14 @@ public:
         back_to_device(hout, out);
     }
 
+    // Expert biases come from map_weights and stay on the device; a bias mapped with the experts is added on the host.
+    void add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) override {
+        if (!on_host(bias)) return inner().add_expert_bias(bias, ids, out);
+        const Tensor hids = to_host(ids, 1), hout = to_host(out, 2);
+        host_->add_expert_bias(bias, hids, hout);
+        back_to_device(hout, out);
+    }
+
     BackendCounters counters() const override {
         BackendCounters c = inner().counters();
         const BackendCounters h = host_->counters();

@@ -74,6 +74,10 @@ struct AttentionParams {
     // Sliding-window attention (Gemma 3's local layers): with window > 0, the query at position p sees only the
     // cache rows j with p - window < j <= p. 0: no window.
     int window = 0;
+    // Attention sinks (gpt-oss): F32 [n_head], a logit per head that joins every query's softmax without a value:
+    //   out = sum_j e^(s_j - m) v_j / (sum_j e^(s_j - m) + e^(sink_h - m)),  m = max(max_j s_j, sink_h)
+    // (s_j the scaled scores; the sink is not scaled). nullptr: none.
+    const Tensor* sinks = nullptr;
 };
 
 // The first cache row the query at `position` sees: 0, or the window's first row.
@@ -81,7 +85,10 @@ inline int64_t first_visible_row(int64_t position, const AttentionParams& p) {
     return p.window > 0 && position >= p.window ? position - p.window + 1 : 0;
 }
 
-enum class Activation { silu, gelu };
+// The gated activations act(gate, up) of feed-forward layers:
+//   silu: silu(gate) * up;  gelu: gelu_tanh(gate) * up;
+//   swiglu_clamped (gpt-oss): g = min(gate, 7), u = clamp(up, -7, 7): g * sigmoid(1.702 g) * (u + 1).
+enum class Activation { silu, gelu, swiglu_clamped };
 // gelu_tanh: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); gelu_erf: 0.5 x (1 + erf(x / sqrt(2))).
 enum class UnaryOp { silu, sigmoid, softplus, exp, gelu_tanh, gelu_erf };
 
@@ -144,7 +151,7 @@ public:
     // out may alias a.
     virtual void mul(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
     virtual void scale(const Tensor& x, float s, const Tensor& out) = 0;
-    // out = act(gate) * up. out may alias gate.
+    // out = act(gate, up) (Activation). out may alias gate.
     virtual void gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out) = 0;
     // In place: rotates each head of x (rows = tokens, cols = n_heads * head_dim) at positions[row]. With
     // freq_factors (F32, n_rot/2 values), the angle of pair i is divided by freq_factors[i] (Llama 3 scaling).
@@ -181,7 +188,7 @@ public:
     //   out[t * k + j, :] = W_{ids[t, j]} · x[r, :], with r = t when x has T rows, r = t * k + j when it has T * k.
     virtual void matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
                                 const Tensor& out) = 0;
-    // The gated products of a feed-forward layer: out = act(x w_gate^T) * (x w_up^T), i.e.
+    // The gated products of a feed-forward layer: out = act(x w_gate^T, x w_up^T), i.e.
     //   matmul(w_gate, x, out); matmul(w_up, x, up_scratch); gated_activation(act, out, up_scratch, out).
     // w_gate and w_up have the same shape; up_scratch is shaped like out (F32) and its contents afterwards are
     // unspecified: the default above uses it for the up product, a backend that fuses the three ignores it (so no
@@ -189,10 +196,13 @@ public:
     virtual void matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
                               const Tensor& up_scratch, const Tensor& out);
     // The same for expert matrices, slot by slot as matmul_experts (w_gate and w_up hold n_experts matrices each):
-    //   out[t * k + j, :] = act(G_{ids[t, j]} · x[r, :]) * (U_{ids[t, j]} · x[r, :]).
+    //   out[t * k + j, :] = act(G_{ids[t, j]} · x[r, :], U_{ids[t, j]} · x[r, :]).
     virtual void matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
                                       const Tensor& x, const Tensor& ids, const Tensor& up_scratch,
                                       const Tensor& out);
+    // Per-expert biases (gpt-oss): out[t * k + j, :] += bias[ids[t, j], :] for every slot; bias F32 [n_experts, cols],
+    // ids I32 [T, k], out F32 [T * k, cols] (in place).
+    virtual void add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) = 0;
     // out[t, :] = sum_j weights[t, j] * y[t * k + j, :]
     virtual void moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) = 0;
 
