@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// ember-cli chat -m FILE [--system TEXT] [--no-think] [sampling options] [--mmproj P] [--image IMG ...]
+// ember-cli chat -m FILE [--system TEXT] [--no-think] [--reasoning-effort E] [sampling options] [--mmproj P]
+//                [--image IMG ...]
 // An interactive conversation on the terminal. Ctrl-C stops the reply being generated; Ctrl-C at the prompt (or
 // Ctrl-D) leaves. Reasoning is shown dimmed. "/image PATH" (or --image) attaches an image to the next message.
 #include <atomic>
@@ -59,8 +60,10 @@ nlohmann::ordered_json user_message(const std::string& text, size_t n_images) {
 }  // namespace
 
 int run_chat(const Args& raw) {
-    const ParsedArgs args(raw, join(join(join(model_option_specs(), sampling_option_specs()), vision_option_specs()),
-                                    {{"--system", ""}, {"--no-think", "", false}, {"--n-predict", "-n"}}));
+    const ParsedArgs args(raw,
+                          join(join(join(join(model_option_specs(), sampling_option_specs()), vision_option_specs()),
+                                    chat_switch_option_specs()),
+                               {{"--system", ""}, {"--n-predict", "-n"}}));
     const std::vector<std::string> image_paths = vision_from_args(args).images;
     std::vector<vision::Image> pending = load_images(image_paths);  // for the next message
     auto model = load_model_from_args(args);
@@ -77,7 +80,7 @@ int run_chat(const Args& raw) {
 
     chat::RenderRequest conversation;
     if (args.has("--system")) conversation.messages.push_back({{"role", "system"}, {"content", args.get("--system")}});
-    if (args.has("--no-think")) conversation.kwargs["enable_thinking"] = false;
+    chat_switches_from_args(args, conversation.kwargs);
     const bool tty = ::isatty(STDOUT_FILENO);
     std::fprintf(stderr, "%s: chatting (Ctrl-C stops a reply, Ctrl-D leaves%s)\n", model->info().name.c_str(),
                  model->projector() ? ", /image PATH attaches an image" : "");

@@ -22,6 +22,19 @@ std::vector<OptionSpec> sampling_option_specs() {
             {"--stop", ""}};
 }
 
+std::vector<OptionSpec> chat_switch_option_specs() {
+    return {{"--no-think", "", false}, {"--reasoning-effort", ""}};
+}
+
+void chat_switches_from_args(const ParsedArgs& args, nlohmann::ordered_json& kwargs) {
+    if (args.has("--no-think")) kwargs["enable_thinking"] = false;
+    if (!args.has("--reasoning-effort")) return;
+    const std::string effort = args.get("--reasoning-effort");
+    if (effort != "low" && effort != "medium" && effort != "high")
+        throw UsageError("--reasoning-effort must be low, medium or high, not '" + effort + "'");
+    kwargs["reasoning_effort"] = effort;
+}
+
 std::vector<OptionSpec> join(std::vector<OptionSpec> a, const std::vector<OptionSpec>& b) {
     a.insert(a.end(), b.begin(), b.end());
     return a;

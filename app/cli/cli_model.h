@@ -21,6 +21,9 @@ std::vector<OptionSpec> model_option_specs();
 // --temp, --top-k, --top-p, --min-p, --repeat-penalty, --repeat-last-n, --presence-penalty,
 // --frequency-penalty, --seed, --stop
 std::vector<OptionSpec> sampling_option_specs();
+// --no-think (enable_thinking=false), --reasoning-effort low|medium|high (for templates that read reasoning_effort:
+// gpt-oss)
+std::vector<OptionSpec> chat_switch_option_specs();
 std::vector<OptionSpec> join(std::vector<OptionSpec> a, const std::vector<OptionSpec>& b);
 
 // Loads the model named by -m with its vision projector (cli_vision.h: projector_for), showing progress on stderr when
@@ -33,5 +36,7 @@ std::string device_line(const LoadedModel& model);
 nlohmann::ordered_json device_json(const DeviceChoice& choice);
 SessionOptions session_options_from_args(const ParsedArgs& args);
 SamplingParams sampling_from_args(const ParsedArgs& args);
+// The template kwargs chat_switch_option_specs() ask for, written into `kwargs`.
+void chat_switches_from_args(const ParsedArgs& args, nlohmann::ordered_json& kwargs);
 
 }  // namespace ember::cli

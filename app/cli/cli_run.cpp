@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// ember-cli run -m FILE -p PROMPT [-n N] [sampling options] [--chat] [--no-think] [--mmproj P] [--image IMG ...]
+// ember-cli run -m FILE -p PROMPT [-n N] [sampling options] [--chat] [--no-think] [--reasoning-effort E]
+//               [--mmproj P] [--image IMG ...]
 // Streams the continuation (or, with --chat, the assistant's reply) to stdout; reasoning and statistics go to
 // stderr. With --chat, each --image is a content part of the user's message, before the text.
 #include <cstdio>
@@ -11,12 +12,10 @@
 namespace ember::cli {
 
 int run_run(const Args& raw) {
-    const ParsedArgs args(raw, join(join(join(model_option_specs(), sampling_option_specs()), vision_option_specs()),
-                                    {{"--prompt", "-p"},
-                                     {"--n-predict", "-n"},
-                                     {"--chat", "", false},
-                                     {"--no-think", "", false},
-                                     {"--system", ""}}));
+    const ParsedArgs args(raw,
+                          join(join(join(join(model_option_specs(), sampling_option_specs()), vision_option_specs()),
+                                    chat_switch_option_specs()),
+                               {{"--prompt", "-p"}, {"--n-predict", "-n"}, {"--chat", "", false}, {"--system", ""}}));
     const std::string prompt = args.require("--prompt");
     const std::vector<std::string> image_paths = vision_from_args(args).images;
     if (!image_paths.empty() && !args.has("--chat")) throw UsageError("--image needs --chat (images are chat content)");
@@ -50,7 +49,7 @@ int run_run(const Args& raw) {
                 std::fprintf(stderr, "[reading image %d of %d]\n", done + 1, total);
             };
         }
-        if (args.has("--no-think")) request.kwargs["enable_thinking"] = false;
+        chat_switches_from_args(args, request.kwargs);
         result = images.empty() ? session.chat(request, options, print) : session.chat(request, images, options, print);
     } else {
         const Tokenizer& tok = model->tokenizer();

@@ -299,6 +299,8 @@ ChatRequest parse_chat_request(const json& body, const ServedModel& model) {
         if (e != "none" && e != "minimal" && e != "low" && e != "medium" && e != "high")
             throw bad("reasoning_effort", "must be none, minimal, low, medium or high");
         if (e == "none") r.conversation.kwargs["enable_thinking"] = false;
+        // Templates that take an effort (gpt-oss's harmony) read it as this kwarg; the others ignore it.
+        if (e == "low" || e == "medium" || e == "high") r.conversation.kwargs["reasoning_effort"] = e;
     }
     // Structured output starts at the first token, so the reply must not open with a thinking block.
     if (r.response_schema && !r.conversation.kwargs.contains("enable_thinking"))

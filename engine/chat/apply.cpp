@@ -41,6 +41,15 @@ std::string apply_template(const Template& tmpl, const RenderRequest& request, c
     return tmpl.render(variables, limits, request.now);
 }
 
+void carry_reasoning_to_thinking(const Template& tmpl, RenderRequest& request) {
+    if (tmpl.source().find("message.thinking") == std::string::npos || !request.messages.is_array()) return;
+    for (auto& message : request.messages) {
+        if (!message.is_object() || message.value("role", "") != "assistant" || message.contains("thinking")) continue;
+        const auto reasoning = message.find("reasoning_content");
+        if (reasoning != message.end() && reasoning->is_string()) message["thinking"] = *reasoning;
+    }
+}
+
 std::optional<std::string> template_from_gguf(const gguf::File& file) {
     constexpr std::string_view key = "tokenizer.chat_template";
     if (!file.has(key)) return std::nullopt;

@@ -105,6 +105,10 @@ const std::string& Template::name() const {
     return program_->name;
 }
 
+const std::string& Template::source() const {
+    return program_->source;
+}
+
 std::string Template::render(const nlohmann::ordered_json& variables, const Limits& limits,
                              std::optional<std::chrono::local_seconds> now) const {
     const jinja::Program& program = *program_;

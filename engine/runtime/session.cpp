@@ -155,7 +155,9 @@ GenerationResult Session::run(const runtime::PromptRows& prompt, const Generatio
 
     const Tokenizer& tokenizer = model_->tokenizer();
     runtime::Sampler sampler(options.sampling);
-    StreamDecoder decoder(tokenizer);
+    // Harmony's headers are special tokens (<|channel|>, <|message|>, ...): its parser reads them as text.
+    const bool harmony = parser && parser->format == chat::OutputFormat::harmony;
+    StreamDecoder decoder(tokenizer, harmony);
     runtime::OutputRouter out(result, on_chunk, options.stop, std::move(parser));
     std::optional<runtime::DraftController> controller;
     if (drafter_) {
@@ -320,12 +322,13 @@ std::vector<int32_t> Session::render(const chat::RenderRequest& conversation, ch
     chat::RenderRequest request = conversation;
     if (!request.bos_token && tokenizer.bos_id() >= 0) request.bos_token = std::string(tokenizer.token_text(tokenizer.bos_id()));
     if (!request.eos_token && tokenizer.eos_id() >= 0) request.eos_token = std::string(tokenizer.token_text(tokenizer.eos_id()));
+    chat::carry_reasoning_to_thinking(*tmpl, request);
     const std::string prompt = chat::apply_template(*tmpl, request);
     // Templates usually write the BOS text themselves; add it only where they do not.
     const bool add_bos = tokenizer.add_bos() && !(request.bos_token && prompt.starts_with(*request.bos_token));
     std::vector<int32_t> tokens = tokenizer.encode(prompt, false, true);
     if (add_bos) tokens.insert(tokens.begin(), tokenizer.bos_id());
-    parser.starts_in_reasoning = chat::prompt_opens_reasoning(prompt, parser);
+    parser = chat::parser_options_for(*tmpl, prompt);
     if (conversation_end && model_->info().recurrent && request.add_generation_prompt) {
         request.add_generation_prompt = false;
         const std::string without = chat::apply_template(*tmpl, request);

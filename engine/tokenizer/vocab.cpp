@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <optional>
 
 #include "ember/gguf.h"
 
@@ -215,10 +216,19 @@ std::vector<int32_t> end_of_generation_ids(const Vocab& vocab) {
     std::vector<int32_t> ids;
     for (int32_t id : {vocab.eos, vocab.eot, vocab.eom})
         if (id >= 0) ids.push_back(id);
-    for (std::string_view text : kEndOfGenerationTexts) {
+    const auto special = [&](std::string_view text) -> std::optional<int32_t> {
         const auto id = vocab.find(text);
-        if (id && (vocab.type(*id) == TokenType::control || vocab.type(*id) == TokenType::user_defined))
-            ids.push_back(*id);
+        if (id && (vocab.type(*id) == TokenType::control || vocab.type(*id) == TokenType::user_defined)) return id;
+        return std::nullopt;
+    };
+    for (std::string_view text : kEndOfGenerationTexts)
+        if (const auto id = special(text)) ids.push_back(*id);
+    // The harmony format (gpt-oss): <|end|> closes one message (the reasoning before the answer) and the answer
+    // ends with <|return|>, or with <|call|> when it calls a tool; so <|end|> goes on, whatever the keys say.
+    const auto call = special("<|call|>"), end = special("<|end|>");
+    if (call && special("<|return|>")) {
+        ids.push_back(*call);
+        if (end) std::erase(ids, *end);
     }
     return ids;
 }

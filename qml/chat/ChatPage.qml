@@ -219,6 +219,8 @@ Item {
                 canSend: page.canChat
                 thinkingSupported: page.engine.supportsThinking
                 thinkingEnabled: page.chat.thinkingEnabled
+                effortSupported: page.engine.supportsReasoningEffort
+                reasoningEffort: page.chat.reasoningEffort
                 attachments: page.chat.attachments
                 visionAvailable: page.engine.canSeeImages
                 projectorProblem: page.engine.projectorProblem
@@ -227,6 +229,7 @@ Item {
                 onStopRequested: page.chat.stop()
                 onAttachRequested: page.attachRequested()
                 onThinkingToggled: enabled => page.chat.thinkingEnabled = enabled
+                onReasoningEffortChosen: effort => page.chat.reasoningEffort = effort
                 onRemoveAttachmentRequested: index => page.chat.removeAttachment(index)
                 onPasteImageRequested: page.chat.attachClipboardImage()
             }

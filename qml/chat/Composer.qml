@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Where questions are written: a multi-line input (Enter sends, Shift+Enter starts a new line), the images
-// waiting to be sent (removable thumbnails), an attach button, the thinking switch and the send / stop button.
+// waiting to be sent (removable thumbnails), an attach button, the thinking switch (or, for models that take a
+// reasoning effort, a low / medium / high choice) and the send / stop button.
 // It only emits what the user asked for; the page connects it to the chat controller.
 import QtQuick
 import QtQuick.Controls
@@ -13,6 +14,8 @@ Rectangle {
     property bool canSend: true               // false while no model can answer
     property bool thinkingSupported: false
     property bool thinkingEnabled: false
+    property bool effortSupported: false      // the template reads reasoning_effort: a choice replaces the switch
+    property string reasoningEffort: "medium" // "low", "medium" or "high"
     property var attachments: null            // a list model with `source` and `name` roles
     readonly property int attachmentCount: attachments ? attachments.count : 0
     property bool visionAvailable: false
@@ -23,6 +26,7 @@ Rectangle {
     signal stopRequested()
     signal attachRequested()
     signal thinkingToggled(bool enabled)
+    signal reasoningEffortChosen(string effort)
     signal removeAttachmentRequested(int index)
     signal pasteImageRequested()
 
@@ -153,7 +157,7 @@ Rectangle {
             Button {
                 id: thinkToggle
                 objectName: "thinkingToggle"
-                visible: composer.thinkingSupported
+                visible: composer.thinkingSupported && !composer.effortSupported
                 checkable: true
                 checked: composer.thinkingEnabled
                 flat: !checked
@@ -168,6 +172,19 @@ Rectangle {
                 ToolTip.delay: 600
                 ToolTip.text: qsTr("Let the model reason before it answers (remembered for this chat)")
                 onToggled: composer.thinkingToggled(checked)
+            }
+            ComboBox {
+                readonly property var efforts: ["low", "medium", "high"]
+                objectName: "reasoningEffortChoice"
+                visible: composer.effortSupported
+                model: [qsTr("Think: low"), qsTr("Think: medium"), qsTr("Think: high")]
+                currentIndex: efforts.indexOf(composer.reasoningEffort)
+                Layout.alignment: Qt.AlignBottom
+                Accessible.name: qsTr("Reasoning effort")
+                ToolTip.visible: hovered
+                ToolTip.delay: 600
+                ToolTip.text: qsTr("How long the model reasons before it answers")
+                onActivated: index => composer.reasoningEffortChosen(efforts[index])
             }
             RoundButton {
                 objectName: "sendButton"

@@ -30,6 +30,30 @@ TEST(ApplyTemplate, PassesHuggingFaceVariables) {
     EXPECT_EQ(apply_template(t, r), "1|[{'type': 'function'}]|None|False|True|True|False|1");
 }
 
+TEST(ApplyTemplate, ReasoningOfAToolCallReachesTemplatesThatReadThinking) {
+    const Template oss = Template::parse(
+        ember::test::read_file(ember::test::shared_templates() / "gpt-oss.jinja"), "gpt-oss.jinja");
+    RenderRequest r;
+    const json call = {{"type", "function"},
+                       {"function", {{"name", "get_weather"}, {"arguments", {{"city", "Paris"}}}}}};
+    r.messages = json::array({{{"role", "user"}, {"content", "Weather in Paris?"}},
+                              {{"role", "assistant"},
+                               {"reasoning_content", "The user wants the weather; call the tool."},
+                               {"tool_calls", json::array({call})}},
+                              {{"role", "tool"}, {"content", "{\"sunny\": true}"}}});
+    EXPECT_EQ(apply_template(oss, r).find("call the tool"), std::string::npos) << "the template reads only thinking";
+    ember::chat::carry_reasoning_to_thinking(oss, r);
+    EXPECT_NE(apply_template(oss, r).find("<|channel|>analysis<|message|>The user wants the weather; call the tool."),
+              std::string::npos);
+    EXPECT_EQ(r.messages[1]["thinking"], "The user wants the weather; call the tool.");
+
+    const Template plain = Template::parse("{{ messages[1].thinking is defined }}", "plain");
+    RenderRequest q = r;
+    q.messages[1].erase("thinking");
+    ember::chat::carry_reasoning_to_thinking(plain, q);
+    EXPECT_FALSE(q.messages[1].contains("thinking")) << "other templates see the messages as given";
+}
+
 TEST(ApplyTemplate, KwargsMayOverrideTokensButNotTheConversation) {
     const Template t = Template::parse("{{ bos_token }}", "kw");
     RenderRequest r;

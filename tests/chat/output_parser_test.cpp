@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The streaming output parser on sample model outputs, cut at every split point (two chunks, any byte) and
-// streamed byte by byte: the result never depends on where the chunks end, and no chunk emits part of a tag
-// or of a UTF-8 character.
+// The streaming output parser in the tagged format on sample model outputs, cut at every split point (two chunks,
+// any byte) and streamed byte by byte: the result never depends on where the chunks end, and no chunk emits part
+// of a tag or of a UTF-8 character.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "chat/chat_test_support.h"
-#include "jinja/unicode.h"
+#include "chat/parser_split_support.h"
 
 namespace {
 
@@ -18,52 +17,8 @@ using ember::chat::ParserOptions;
 using ember::chat::ToolCall;
 using json = nlohmann::ordered_json;
 
-struct Expected {
-    std::string reasoning;
-    std::string content;
-    std::vector<std::pair<std::string, json>> calls;  // name, arguments
-};
-
-struct Collected {
-    std::string reasoning, content;
-    std::vector<ToolCall> calls;
-    void add(const ParsedDelta& d) {
-        EXPECT_EQ(ember::chat::unicode::find_invalid(d.reasoning), std::string::npos) << "split UTF-8 in reasoning";
-        EXPECT_EQ(ember::chat::unicode::find_invalid(d.content), std::string::npos) << "split UTF-8 in content";
-        reasoning += d.reasoning;
-        content += d.content;
-        calls.insert(calls.end(), d.tool_calls.begin(), d.tool_calls.end());
-    }
-};
-
-Collected parse_chunks(const std::vector<std::string>& chunks, const ParserOptions& options) {
-    OutputParser parser(options);
-    Collected c;
-    for (const auto& chunk : chunks) c.add(parser.push(chunk));
-    c.add(parser.finish());
-    return c;
-}
-
-void expect_result(const Collected& got, const Expected& want, const std::string& where) {
-    EXPECT_EQ(got.reasoning, want.reasoning) << where;
-    EXPECT_EQ(got.content, want.content) << where;
-    ASSERT_EQ(got.calls.size(), want.calls.size()) << where;
-    for (size_t i = 0; i < want.calls.size(); ++i) {
-        EXPECT_EQ(got.calls[i].name, want.calls[i].first) << where;
-        EXPECT_EQ(got.calls[i].arguments, want.calls[i].second) << where;
-    }
-}
-
-// One chunk, every two-chunk split, and byte-by-byte streaming.
-void check_every_split(const std::string& output, const Expected& want, const ParserOptions& options = {}) {
-    expect_result(parse_chunks({output}, options), want, "whole");
-    for (size_t i = 0; i <= output.size(); ++i)
-        expect_result(parse_chunks({output.substr(0, i), output.substr(i)}, options), want,
-                      "split at " + std::to_string(i));
-    std::vector<std::string> bytes;
-    for (char c : output) bytes.emplace_back(1, c);
-    expect_result(parse_chunks(bytes, options), want, "byte by byte");
-}
+using Expected = ember::test::ExpectedOutput;
+using ember::test::check_every_split;
 
 ParserOptions prompt_opened() {
     ParserOptions o;

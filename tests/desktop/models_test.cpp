@@ -246,6 +246,31 @@ TEST(PromptBuilder, ThinkingSwitchesAndPreservedReasoning) {
     EXPECT_FALSE(r.kwargs.contains("enable_thinking")) << "templates without thinking get no switch";
 }
 
+TEST(PromptBuilder, ReasoningEffortForTemplatesThatReadIt) {
+    const ChatMessage q = msg("q", "", "user", 1);
+    PromptOptions o;
+    chat::RenderRequest r = buildRenderRequest({q}, o);
+    EXPECT_FALSE(r.kwargs.contains("reasoning_effort")) << "templates without reasoning_effort get none";
+    o.supportsReasoningEffort = true;
+    o.reasoningEffort = QStringLiteral("high");
+    r = buildRenderRequest({q}, o);
+    EXPECT_EQ(r.kwargs["reasoning_effort"], "high");
+    EXPECT_FALSE(r.kwargs.contains("enable_thinking"));
+}
+
+TEST(AppSettings, ReasoningEffortIsRememberedAndChecked) {
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("settings.ini"));
+    {
+        AppSettings settings(file);
+        EXPECT_EQ(settings.reasoningEffort(), QStringLiteral("medium"));
+        settings.setReasoningEffort(QStringLiteral("extreme"));
+        EXPECT_EQ(settings.reasoningEffort(), QStringLiteral("medium")) << "only low, medium or high";
+        settings.setReasoningEffort(QStringLiteral("low"));
+    }
+    EXPECT_EQ(AppSettings(file).reasoningEffort(), QStringLiteral("low"));
+}
+
 TEST(PromptBuilder, EmptyStoppedOrInterruptedAnswersAreNotFedBack) {
     // Issue 20: an answer stopped (or cut by a crash) before it wrote anything came back as an empty assistant turn.
     for (const QString& state : {QStringLiteral("stopped"), QStringLiteral("interrupted"), QStringLiteral("failed")}) {

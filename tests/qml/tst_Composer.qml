@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The composer: Enter sends and clears, Shift+Enter adds a line, nothing empty is sent, send becomes stop while
-// generating, the thinking switch, removable thumbnails and the plain notice about images.
+// generating, the thinking switch (a reasoning-effort choice for models that take one), removable thumbnails and
+// the plain notice about images.
 import QtQuick
 import QtTest
 import Ember
@@ -23,6 +24,7 @@ Item {
     SignalSpy { id: sent; target: composer; signalName: "sendRequested" }
     SignalSpy { id: stopped; target: composer; signalName: "stopRequested" }
     SignalSpy { id: thinking; target: composer; signalName: "thinkingToggled" }
+    SignalSpy { id: effort; target: composer; signalName: "reasoningEffortChosen" }
     SignalSpy { id: removed; target: composer; signalName: "removeAttachmentRequested" }
 
     TestCase {
@@ -37,7 +39,7 @@ Item {
             composer.generating = false
             composer.canSend = true
             attachments.clear()
-            sent.clear(); stopped.clear(); thinking.clear(); removed.clear()
+            sent.clear(); stopped.clear(); thinking.clear(); effort.clear(); removed.clear()
             find("composerInput").forceActiveFocus()
         }
 
@@ -98,6 +100,21 @@ Item {
             composer.thinkingSupported = false
             verify(!toggle.visible, "no switch when the template has no thinking")
             composer.thinkingSupported = true
+        }
+        function test_reasoningEffortChoice() {
+            const choice = find("reasoningEffortChoice")
+            verify(!choice.visible, "a switch, not a choice, for templates without reasoning_effort")
+            composer.effortSupported = true
+            verify(choice.visible)
+            verify(!find("thinkingToggle").visible, "the choice replaces the switch")
+            compare(choice.currentIndex, 1)
+            choice.activated(2)
+            compare(effort.count, 1)
+            compare(effort.signalArguments[0][0], "high")
+            composer.reasoningEffort = "low"
+            compare(choice.currentIndex, 0)
+            composer.effortSupported = false
+            composer.reasoningEffort = "medium"
         }
         function test_thumbnailsAndNotice() {
             verify(!find("visionNotice").visible)

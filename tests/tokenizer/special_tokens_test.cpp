@@ -131,6 +131,21 @@ TEST(SpecialTokens, EndOfTurnTokensAreFoundByKeyOrByName) {
     EXPECT_TRUE(tok.is_end_of_generation(v.hello));
 }
 
+TEST(SpecialTokens, HarmonyEndsWithReturnOrCallButNotWithEnd) {
+    ChatVocab v;
+    const int32_t end = v.spec.add("<|end|>", TokenType::control);
+    const int32_t ret = v.spec.add("<|return|>", TokenType::control);
+    v.spec.keys["tokenizer.ggml.eot_token_id"] = uint32_t(end);  // a converter's choice that must not stop generation
+    Tokenizer tok = load_vocab(v.spec);
+    EXPECT_TRUE(tok.is_end_of_generation(end)) << "without <|call|> the vocabulary is no harmony one";
+    const int32_t call = v.spec.add("<|call|>", TokenType::control);
+    tok = load_vocab(v.spec);
+    EXPECT_TRUE(tok.is_end_of_generation(ret));
+    EXPECT_TRUE(tok.is_end_of_generation(call));
+    EXPECT_FALSE(tok.is_end_of_generation(end));
+    EXPECT_TRUE(tok.is_end_of_generation(v.eos));
+}
+
 TEST(SpecialTokens, OutOfRangeIdsAreErrors) {
     ChatVocab v;
     const Tokenizer tok = load_vocab(v.spec);

@@ -130,6 +130,16 @@ void ChatController::setThinkingEnabled(bool enabled) {
     Q_EMIT thinkingEnabledChanged();
 }
 
+QString ChatController::reasoningEffort() const {
+    return m_settings->reasoningEffort();
+}
+
+void ChatController::setReasoningEffort(const QString& effort) {
+    if (effort == m_settings->reasoningEffort()) return;
+    m_settings->setReasoningEffort(effort);
+    Q_EMIT reasoningEffortChanged();
+}
+
 void ChatController::setSearchText(const QString& text) {
     if (text == m_searchText) return;
     m_searchText = text;
@@ -199,6 +209,8 @@ bool ChatController::startReply(const QString& parentId, bool continuation) {
     prompt.supportsThinking = m_engine->supportsThinking();
     prompt.enableThinking = m_info.thinkingEnabled;
     prompt.preserveThinking = m_engine->supportsPreserveThinking();
+    prompt.supportsReasoningEffort = m_engine->supportsReasoningEffort();
+    prompt.reasoningEffort = m_settings->reasoningEffort();
     // A continuation is plain text after the conversation: its images are not read again.
     prompt.sendImages = m_engine->canSeeImages() && !continuation;
 

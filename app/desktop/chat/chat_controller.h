@@ -39,6 +39,8 @@ class ChatController : public QObject {
     Q_PROPERTY(QString conversationId READ conversationId NOTIFY conversationChanged)
     Q_PROPERTY(QString title READ title NOTIFY conversationChanged)
     Q_PROPERTY(bool thinkingEnabled READ thinkingEnabled WRITE setThinkingEnabled NOTIFY thinkingEnabledChanged)
+    // The settings' reasoning effort, for models whose template reads one instead of a thinking switch.
+    Q_PROPERTY(QString reasoningEffort READ reasoningEffort WRITE setReasoningEffort NOTIFY reasoningEffortChanged)
     Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
     Q_PROPERTY(bool loadingConversation READ loadingConversation NOTIFY loadingConversationChanged)
     Q_PROPERTY(QString notice READ notice NOTIFY noticeChanged)
@@ -64,6 +66,8 @@ public:
     QString title() const { return m_info.title; }
     bool thinkingEnabled() const { return m_info.thinkingEnabled; }
     void setThinkingEnabled(bool enabled);
+    QString reasoningEffort() const;
+    void setReasoningEffort(const QString& effort);
     bool generating() const { return m_turn.id != 0; }
     bool loadingConversation() const { return m_loadRequest != 0; }
     QString notice() const { return m_notice; }
@@ -103,6 +107,7 @@ public:
 Q_SIGNALS:
     void conversationChanged();
     void thinkingEnabledChanged();
+    void reasoningEffortChanged();
     void generatingChanged();
     void loadingConversationChanged();
     void noticeChanged();

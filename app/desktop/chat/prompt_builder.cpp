@@ -59,6 +59,7 @@ chat::RenderRequest buildRenderRequest(const QList<ChatMessage>& branch, const P
     }
     if (options.supportsThinking) request.kwargs["enable_thinking"] = options.enableThinking;
     if (options.preserveThinking) request.kwargs["preserve_thinking"] = true;
+    if (options.supportsReasoningEffort) request.kwargs["reasoning_effort"] = options.reasoningEffort.toStdString();
     return request;
 }
 

@@ -18,6 +18,8 @@ struct PromptOptions {
     bool supportsThinking = false;  // the template reads enable_thinking
     bool enableThinking = true;
     bool preserveThinking = false;  // the template reads preserve_thinking
+    bool supportsReasoningEffort = false;      // the template reads reasoning_effort (gpt-oss)
+    QString reasoningEffort = QStringLiteral("medium");  // low, medium or high
     bool sendImages = false;        // the model reads images: a question's images go as content parts
 };
 

@@ -45,6 +45,7 @@ class EngineController : public QObject {
     Q_PROPERTY(QStringList backendLabels READ backendLabels NOTIFY backendsChanged)    // for people
     Q_PROPERTY(bool supportsThinking READ supportsThinking NOTIFY modelChanged)
     Q_PROPERTY(bool supportsPreserveThinking READ supportsPreserveThinking NOTIFY modelChanged)
+    Q_PROPERTY(bool supportsReasoningEffort READ supportsReasoningEffort NOTIFY modelChanged)
     Q_PROPERTY(bool canSeeImages READ canSeeImages NOTIFY modelChanged)
     Q_PROPERTY(QString visionProjector READ visionProjector NOTIFY modelChanged)    // the paired projector file
     Q_PROPERTY(QString projectorProblem READ projectorProblem NOTIFY modelChanged)  // why a projector was not used
@@ -77,6 +78,7 @@ public:
     QStringList backendLabels() const { return m_backendLabels; }
     bool supportsThinking() const { return m_status.supportsThinking; }
     bool supportsPreserveThinking() const { return m_status.supportsPreserveThinking; }
+    bool supportsReasoningEffort() const { return m_status.supportsReasoningEffort; }
     bool canSeeImages() const { return !m_status.visionProjector.isEmpty(); }
     QString visionProjector() const { return m_status.visionProjector; }
     QString projectorProblem() const { return m_status.projectorProblem; }

@@ -32,6 +32,7 @@ struct ModelStatus {
     QString templateProblem;     // why the file's template cannot be used
     bool supportsThinking = false;          // the template reads enable_thinking or writes <think>
     bool supportsPreserveThinking = false;  // the template can write past reasoning back (preserve_thinking)
+    bool supportsReasoningEffort = false;   // the template reads reasoning_effort (low / medium / high: gpt-oss)
     QString visionProjector;                // the paired projector file the model reads images with (empty: none)
     QString projectorProblem;               // why a projector paired with the model could not be used
     double loadSeconds = 0;

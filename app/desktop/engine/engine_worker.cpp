@@ -158,6 +158,7 @@ void EngineWorker::loadModel(quint64 loadId, const QString& path, int threads, q
     s.templateProblem = qs(m_model->chat_template_error());
     s.supportsThinking = templateMentions(source, "enable_thinking") || templateMentions(source, "<think>");
     s.supportsPreserveThinking = templateMentions(source, "preserve_thinking");
+    s.supportsReasoningEffort = templateMentions(source, "reasoning_effort");
     if (const vision::Projector* p = m_model->projector()) s.visionProjector = qs(p->path());
     s.projectorProblem = projectorProblem;
     s.loadSeconds = m_model->load_seconds();

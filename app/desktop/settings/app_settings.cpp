@@ -36,6 +36,7 @@ AppSettings::AppSettings(const QString& file, QObject* parent)
     m_lastModelPath = m_settings.value(QStringLiteral("models/last"), QString()).toString();
     m_backend = m_settings.value(QStringLiteral("engine/backend"), m_backend).toString();
     m_thinkingByDefault = m_settings.value(QStringLiteral("chat/thinkingByDefault"), true).toBool();
+    setReasoningEffort(m_settings.value(QStringLiteral("chat/reasoningEffort"), m_reasoningEffort).toString());
 }
 
 void AppSettings::load(const QString& group) {
@@ -99,6 +100,13 @@ void AppSettings::setThinkingByDefault(bool v) {
     if (m_thinkingByDefault == v) return;
     m_thinkingByDefault = v;
     m_settings.setValue(QStringLiteral("chat/thinkingByDefault"), v);
+    Q_EMIT changed();
+}
+
+void AppSettings::setReasoningEffort(const QString& v) {
+    if (m_reasoningEffort == v || !QStringList{"low", "medium", "high"}.contains(v)) return;
+    m_reasoningEffort = v;
+    m_settings.setValue(QStringLiteral("chat/reasoningEffort"), v);
     Q_EMIT changed();
 }
 

@@ -28,6 +28,7 @@ class AppSettings : public QObject {
     Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY changed)
     Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY changed)
     Q_PROPERTY(bool thinkingByDefault READ thinkingByDefault WRITE setThinkingByDefault NOTIFY changed)
+    Q_PROPERTY(QString reasoningEffort READ reasoningEffort WRITE setReasoningEffort NOTIFY changed)
     Q_PROPERTY(QString colorScheme READ colorScheme WRITE setColorScheme NOTIFY colorSchemeChanged)
     Q_PROPERTY(QString lastModelPath READ lastModelPath WRITE setLastModelPath NOTIFY changed)
     Q_PROPERTY(QString backend READ backend WRITE setBackend NOTIFY changed)
@@ -49,6 +50,8 @@ public:
     QString systemPrompt() const { return m_systemPrompt; }
     int threads() const { return m_threads; }  // 0: all cores
     bool thinkingByDefault() const { return m_thinkingByDefault; }
+    // For templates that read reasoning_effort (gpt-oss) instead of a thinking switch: "low", "medium" or "high".
+    QString reasoningEffort() const { return m_reasoningEffort; }
     QString colorScheme() const { return m_colorScheme; }  // "system", "light" or "dark"
     QString lastModelPath() const { return m_lastModelPath; }
     QString backend() const { return m_backend; }  // "auto" (the default) or make_backend's name: "cpu", "vulkan:1", ...
@@ -66,6 +69,7 @@ public:
     void setSystemPrompt(const QString& v);
     void setThreads(int v);
     void setThinkingByDefault(bool v);
+    void setReasoningEffort(const QString& v);  // anything but low, medium or high is ignored
     void setColorScheme(const QString& v);
     void setLastModelPath(const QString& v);
     void setBackend(const QString& v);
@@ -103,6 +107,7 @@ private:
     QString m_systemPrompt;
     int m_threads = 0;
     bool m_thinkingByDefault = true;
+    QString m_reasoningEffort = QStringLiteral("medium");
     QString m_colorScheme = QStringLiteral("system");
     QString m_lastModelPath;
     QString m_backend = QStringLiteral("auto");

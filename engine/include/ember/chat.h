@@ -54,6 +54,7 @@ public:
                        std::optional<std::chrono::local_seconds> now = std::nullopt) const;
 
     const std::string& name() const;
+    const std::string& source() const;  // the template text (line endings normalized)
 
 private:
     explicit Template(std::shared_ptr<const jinja::Program> program) : program_(std::move(program)) {}
@@ -76,6 +77,10 @@ struct RenderRequest {
 // (which may override bos_token/eos_token but not the four names before).
 std::string apply_template(const Template& tmpl, const RenderRequest& request, const Limits& limits = {});
 
+// Templates that read an assistant message's reasoning from `thinking` (gpt-oss: it re-sends the reasoning that
+// led to a tool call) get it there from `reasoning_content`, where OpenAI-style clients and Ember keep it.
+void carry_reasoning_to_thinking(const Template& tmpl, RenderRequest& request);
+
 // Throws ember::Error "<where>: nested deeper than the limit of N levels" when JSON data (a messages file, a
 // request body) nests deeper than max_depth. It walks without recursion, so it is safe on any input, and must
 // run before the data is copied: nlohmann's copy recurses and a document 100k levels deep overflows the stack.
@@ -88,7 +93,7 @@ std::optional<std::string> template_from_gguf(const gguf::File& file);
 struct ToolCall {
     std::string name;
     nlohmann::ordered_json arguments;  // an object
-    std::string raw;                   // the text between <tool_call> and </tool_call>
+    std::string raw;                   // the text between <tool_call> and </tool_call> (harmony: the message body)
 };
 
 struct ParsedDelta {
@@ -99,32 +104,47 @@ struct ParsedDelta {
     bool empty() const { return reasoning.empty() && content.empty() && tool_calls.empty(); }
 };
 
+// How the model writes its output: reasoning in <think> and tool calls in <tool_call> tags (Qwen, DeepSeek and most
+// others), or OpenAI's harmony messages (gpt-oss: <|channel|>analysis / final / commentary to=functions.NAME).
+enum class OutputFormat { tagged, harmony };
+
 struct ParserOptions {
-    bool starts_in_reasoning = false;  // the prompt already opened <think>
+    OutputFormat format = OutputFormat::tagged;  // the fields below are the tagged format's
+    bool starts_in_reasoning = false;            // the prompt already opened <think>
     std::string think_open = "<think>", think_close = "</think>";
     bool parse_tool_calls = true;  // Qwen XML (<tool_call><function=...><parameter=...>) and JSON
                                    // (<tool_call>{"name":...,"arguments":...}</tool_call>) forms
     std::string tool_open = "<tool_call>", tool_close = "</tool_call>";
 };
 
+// Tagged format: an unterminated tool call becomes content, unterminated reasoning stays reasoning.
+// Harmony format: analysis is reasoning; final, and commentary to no function (a preamble), are content;
+// commentary (or analysis) to=functions.NAME is a tool call whose body must be a JSON object (an empty body is {}):
+// a body that is not one becomes content, as an unparsable <tool_call> does. Other recipients (built-in tools
+// such as browser.search) are read as their channel's text. An unterminated message (generation stops on
+// <|return|> and <|call|> before the parser sees them) is flushed as what its channel made it; an unfinished
+// header is dropped; output that opens with no harmony header at all is content.
 class OutputParser {
 public:
     explicit OutputParser(ParserOptions options = {});
-    // Holds back only what could be the start of a tag.
+    OutputParser(OutputParser&&) noexcept;
+    OutputParser& operator=(OutputParser&&) noexcept;
+    ~OutputParser();
+    // Holds back only what could be the start of a tag (or a special token) and an incomplete UTF-8 character.
     ParsedDelta push(std::string_view chunk);
-    // Flushes; an unterminated tool call becomes content, unterminated reasoning stays reasoning.
+    // Flushes what is held back and ends the output.
     ParsedDelta finish();
 
+    class Format;  // one format's streaming state (engine/chat/output_format.h)
+
 private:
-    enum class Mode { content, reasoning, tool_call };
-    ParserOptions options_;
-    Mode mode_;
-    std::string pending_;        // text not yet emitted (a possible tag prefix, or a tool call being collected)
-    bool seen_content_ = false;  // non-whitespace content was emitted: a think block can no longer open
-    bool strip_leading_ = true;  // at the start of a block, whose leading whitespace is dropped
-    std::string tag_space_;      // whitespace dropped before <tool_call>, restored if it is no tool call
-    void drain(ParsedDelta& out, bool at_end);
+    std::unique_ptr<Format> format_;
 };
+
+// The parser options for a conversation rendered with `tmpl` into `prompt`: the harmony format when the template
+// writes harmony headers (<|channel|>), the tagged format otherwise (starting in reasoning when the prompt ends
+// inside <think>). session.cpp and session_images.cpp both choose their parser here.
+ParserOptions parser_options_for(const Template& tmpl, std::string_view prompt);
 
 // Whether the rendered prompt ends inside an open <think> block (for ParserOptions::starts_in_reasoning).
 bool prompt_opens_reasoning(std::string_view prompt, const ParserOptions& options = {});
