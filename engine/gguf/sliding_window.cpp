@@ -15,10 +15,11 @@ namespace {
 }  // namespace
 
 // Gemma 3 as Hugging Face's Gemma3TextConfig has it: sliding_window_pattern N (default 6) makes layer i local unless
-// i % N == N - 1; converters may instead list per layer whether it is local.
+// i % N == N - 1; converters may instead list per layer whether it is local. gpt-oss alternates from its first layer
+// (N = 2, which its converter leaves out).
 SlidingWindowLayout read_sliding_window(const File& file, const std::string& arch, int64_t n_layer) {
     SlidingWindowLayout layout;
-    if (arch != "gemma3") return layout;
+    if (arch != "gemma3" && arch != "gpt-oss") return layout;
     const std::string p = arch + ".attention.";
     layout.window = file.get_int(p + "sliding_window", 0);
     if (layout.window < 0 || layout.window > INT32_MAX)
@@ -37,7 +38,7 @@ SlidingWindowLayout read_sliding_window(const File& file, const std::string& arc
         }
         return layout;
     }
-    const int64_t every = pattern ? pattern->as_int() : 6;
+    const int64_t every = pattern ? pattern->as_int() : arch == "gpt-oss" ? 2 : 6;
     if (every <= 0 || every > 4096) bad(file, pattern_key, "is " + std::to_string(every) + ", out of range");
     for (int64_t il = 0; il < n_layer; ++il) layout.local_layers.push_back(il % every < every - 1);
     return layout;

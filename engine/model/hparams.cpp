@@ -34,6 +34,20 @@ void read_gemma3_hparams(const gguf::File& file, TransformerHParams& hp) {
     if (!(hp.attention_scale > 0.0f)) bad(file, p + "attention.scale", "must be positive");
 }
 
+YarnScaling read_yarn(const gguf::File& file, const std::string& p, const std::string& arch) {
+    YarnScaling yarn;
+    yarn.factor = file.get_float(p + "rope.scaling.factor", 1.0);
+    if (!(yarn.factor >= 1.0 && yarn.factor <= 1024.0)) bad(file, p + "rope.scaling.factor", "must be in 1..1024");
+    yarn.original_context = positive(file, p + "rope.scaling.original_context_length",
+                                     file.get_int(p + "rope.scaling.original_context_length"));
+    yarn.beta_fast = file.get_float(p + "rope.scaling.yarn_beta_fast", 32.0);
+    yarn.beta_slow = file.get_float(p + "rope.scaling.yarn_beta_slow", 1.0);
+    if (!(yarn.beta_fast > 0.0 && yarn.beta_slow > 0.0 && yarn.beta_fast >= yarn.beta_slow))
+        bad(file, p + "rope.scaling.yarn_beta_fast", "and yarn_beta_slow must be positive, fast >= slow");
+    yarn.truncate = arch != "gpt-oss";  // gpt-oss's config sets truncate: false
+    return yarn;
+}
+
 }  // namespace
 
 TransformerHParams read_transformer_hparams(const gguf::File& file, const std::string& arch, RopeMode rope_mode) {
@@ -82,12 +96,19 @@ TransformerHParams read_transformer_hparams(const gguf::File& file, const std::s
         const double factor = file.get_float(p + "rope.scaling.factor", 1.0);
         if (!(factor > 0.0)) bad(file, p + "rope.scaling.factor", "must be positive");
         hp.rope.freq_scale = static_cast<float>(1.0 / factor);
+    } else if (scaling == "yarn") {
+        hp.yarn = read_yarn(file, p, arch);
     } else if (scaling != "none" && scaling != "llama3") {
-        // llama3 scaling arrives as the rope_freqs.weight tensor; yarn and others are not supported yet.
-        bad(file, p + "rope.scaling.type", "is '" + scaling + "' (supported: none, linear, llama3)");
+        // llama3 scaling arrives as the rope_freqs.weight tensor.
+        bad(file, p + "rope.scaling.type", "is '" + scaling + "' (supported: none, linear, llama3, yarn)");
     }
     hp.rope_local = hp.rope;
     if (arch == "gemma3") read_gemma3_hparams(file, hp);
+    if (arch == "gpt-oss") {
+        const gguf::SlidingWindowLayout layout = gguf::read_sliding_window(file, hp.arch, hp.n_layer);
+        hp.sliding_window = layout.window;
+        hp.local_layers = layout.local_layers;
+    }
     return hp;
 }
 

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ember/backend.h"
 #include "ember/gguf.h"
+#include "model/rope_yarn.h"
 
 namespace ember::model {
 
@@ -32,6 +34,7 @@ struct TransformerHParams {
     int64_t n_ff_exp = 0;
     float rms_eps = 1e-5f;
     RopeParams rope;
+    std::optional<YarnScaling> yarn;  // rope.scaling.type = yarn
     // 0: 1/sqrt(head_dim).
     float attention_scale = 0.0f;
     // Gemma 3: the embeddings are multiplied by sqrt(n_embd); local layers attend within a sliding window of

@@ -147,10 +147,13 @@ LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, con
     output_norm_ = w.require_f32("output_norm.weight", {e});
     output_ = w.optional("output.weight", {e, hp_.n_vocab}).value_or(token_embd_);
     rope_factors_ = w.optional_f32("rope_freqs.weight", {hp_.rope.n_rot / 2});
+    if (hp_.yarn) bind_yarn(file);
 
     const bool qk_norm = has_qk_norm(arch);
     const bool gemma = arch == "gemma3";
+    const bool gpt_oss = arch == "gpt-oss";
     if (gemma) ffn_activation_ = Activation::gelu;
+    if (gpt_oss) ffn_activation_ = Activation::swiglu_clamped;
     for (int64_t i = 0; i < hp_.n_layer; ++i) {
         const std::string b = "blk." + std::to_string(i) + ".";
         LlamaLayer l;
@@ -162,6 +165,8 @@ LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, con
         l.bq = w.optional_f32(b + "attn_q.bias", {q_width});
         l.bk = w.optional_f32(b + "attn_k.bias", {k_width});
         l.bv = w.optional_f32(b + "attn_v.bias", {v_width});
+        l.bo = w.optional_f32(b + "attn_output.bias", {e});
+        if (gpt_oss) l.sinks = w.require_f32(b + "attn_sinks.weight", {hp_.n_head});
         if (qk_norm) {
             l.q_norm = w.require_f32(b + "attn_q_norm.weight", {hp_.head_dim});
             l.k_norm = w.require_f32(b + "attn_k_norm.weight", {hp_.head_dim});
@@ -170,12 +175,20 @@ LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, con
             l.post_attn_norm = w.require_f32(b + "post_attention_norm.weight", {e});
             l.post_ffn_norm = w.require_f32(b + "post_ffw_norm.weight", {e});
         }
-        l.ffn_norm = w.require_f32(b + "ffn_norm.weight", {e});
+        // gpt-oss names its feed-forward norm after the attention it follows.
+        l.ffn_norm = w.require_f32(b + (gpt_oss ? "post_attention_norm.weight" : "ffn_norm.weight"), {e});
         if (hp_.n_expert > 0) {
-            l.router = w.require(b + "ffn_gate_inp.weight", {e, hp_.n_expert});
-            l.gate_exps = w.require(b + "ffn_gate_exps.weight", {e, hp_.n_ff_exp, hp_.n_expert});
-            l.up_exps = w.require(b + "ffn_up_exps.weight", {e, hp_.n_ff_exp, hp_.n_expert});
-            l.down_exps = w.require(b + "ffn_down_exps.weight", {hp_.n_ff_exp, e, hp_.n_expert});
+            RoutedExpertWeights& x = l.experts;
+            x.router = w.require(b + "ffn_gate_inp.weight", {e, hp_.n_expert});
+            x.gate_exps = w.require(b + "ffn_gate_exps.weight", {e, hp_.n_ff_exp, hp_.n_expert});
+            x.up_exps = w.require(b + "ffn_up_exps.weight", {e, hp_.n_ff_exp, hp_.n_expert});
+            x.down_exps = w.require(b + "ffn_down_exps.weight", {hp_.n_ff_exp, e, hp_.n_expert});
+            if (gpt_oss) {
+                x.router_bias = w.require_f32(b + "ffn_gate_inp.bias", {hp_.n_expert});
+                x.gate_exps_bias = w.require_f32(b + "ffn_gate_exps.bias", {hp_.n_ff_exp, hp_.n_expert});
+                x.up_exps_bias = w.require_f32(b + "ffn_up_exps.bias", {hp_.n_ff_exp, hp_.n_expert});
+                x.down_exps_bias = w.require_f32(b + "ffn_down_exps.bias", {e, hp_.n_expert});
+            }
         } else {
             l.ffn_gate = w.require(b + "ffn_gate.weight", {e, hp_.n_ff});
             l.ffn_up = w.require(b + "ffn_up.weight", {e, hp_.n_ff});
@@ -196,6 +209,19 @@ LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, con
     info_.n_params = w.bound_elements();
     info_.weight_bytes = w.bound_bytes();
     weight_buffers_ = w.take_buffers();
+}
+
+// YaRN as the rope's per-pair divisors (uploaded once) and the square of its cos/sin factor on the scores.
+void LlamaFamilyModel::bind_yarn(const gguf::File& file) {
+    if (rope_factors_) throw Error(file.name() + ": rope_freqs.weight and YaRN scaling cannot both apply");
+    const std::vector<float> divisors = yarn_frequency_divisors(*hp_.yarn, hp_.rope.n_rot, hp_.rope.freq_base);
+    auto buffer = backend_.allocate(divisors.size() * sizeof(float));
+    const Tensor t = make_tensor(*buffer, gguf::TensorType::F32, 1, static_cast<int64_t>(divisors.size()));
+    backend_.write(t, std::as_bytes(std::span(divisors)));
+    rope_factors_ = t;
+    yarn_buffer_ = std::move(buffer);
+    const double factor = yarn_attention_factor(*hp_.yarn);
+    yarn_score_factor_ = static_cast<float>(factor * factor);
 }
 
 std::unique_ptr<SequenceState> LlamaFamilyModel::create_state(const StateOptions& options) const {
@@ -227,7 +253,8 @@ void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& reques
                  k = st.k.row_range(0, n), v = st.v.row_range(0, n), attn = st.attn.row_range(0, n),
                  gate = st.gate.row_range(0, n), up = st.up.row_range(0, n);
     const float attention_scale =
-        hp_.attention_scale > 0.0f ? hp_.attention_scale : 1.0f / std::sqrt(static_cast<float>(hp_.head_dim));
+        (hp_.attention_scale > 0.0f ? hp_.attention_scale : 1.0f / std::sqrt(static_cast<float>(hp_.head_dim))) *
+        yarn_score_factor_;
     const AttentionParams global{static_cast<int>(hp_.n_head), static_cast<int>(hp_.n_head_kv),
                                  static_cast<int>(hp_.head_dim), attention_scale};
     AttentionParams local = global;
@@ -243,6 +270,8 @@ void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& reques
         const LlamaLayer& l = layers_[il];
         const bool is_local = hp_.is_local_layer(static_cast<int64_t>(il));
         const RopeParams& rope = is_local ? hp_.rope_local : hp_.rope;
+        AttentionParams attention = is_local ? local : global;
+        attention.sinks = l.sinks ? &*l.sinks : nullptr;
         capture.at_layer(be, static_cast<int64_t>(il), x);
         be.rms_norm(x, l.attn_norm, eps, h);
         be.matmul(l.wq, h, q, l.bq ? &*l.bq : nullptr);
@@ -257,23 +286,19 @@ void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& reques
         const std::span<const int32_t> rows = is_local ? local_rows : pos;
         const int64_t n_kv = st.n_past + n - (is_local ? st.local_base : 0);
         be.store_kv(k, v, st.cache().k(il), st.cache().v(il), rows);
-        be.attention(q, st.cache().k(il), st.cache().v(il), n_kv, rows, is_local ? local : global, attn);
-        be.matmul(l.wo, attn, h);
+        be.attention(q, st.cache().k(il), st.cache().v(il), n_kv, rows, attention, attn);
+        be.matmul(l.wo, attn, h, l.bo ? &*l.bo : nullptr);
         if (l.post_attn_norm) be.rms_norm(h, *l.post_attn_norm, eps, h);
         be.add(x, h, x);
 
         be.rms_norm(x, l.ffn_norm, eps, h);
         if (hp_.n_expert > 0) {
-            // Softmax over every expert, the top n_expert_used renormalized, SwiGLU experts, their weighted sum.
-            const int64_t used = hp_.n_expert_used;
-            const Tensor router = st.router.row_range(0, n), ids = st.expert_ids.row_range(0, n),
-                         weights = st.expert_weights.row_range(0, n), eg = st.exp_gate.row_range(0, n * used),
-                         eu = st.exp_up.row_range(0, n * used), ed = st.exp_down.row_range(0, n * used);
-            be.matmul(l.router, h, router);
-            be.moe_route(router, static_cast<int>(used), ids, weights);
-            be.matmul_experts_gated(Activation::silu, l.gate_exps, l.up_exps, hp_.n_expert, h, ids, eu, eg);
-            be.matmul_experts(l.down_exps, hp_.n_expert, eg, ids, ed);
-            be.moe_combine(ed, weights, h);
+            const int64_t slots = n * hp_.n_expert_used;
+            const RoutedExpertScratch scratch{st.router.row_range(0, n),        st.expert_ids.row_range(0, n),
+                                              st.expert_weights.row_range(0, n), st.exp_gate.row_range(0, slots),
+                                              st.exp_up.row_range(0, slots),     st.exp_down.row_range(0, slots)};
+            routed_experts(be, l.experts, hp_.n_expert, static_cast<int>(hp_.n_expert_used), ffn_activation_, h,
+                           scratch, h);
         } else {
             be.matmul_gated(ffn_activation_, l.ffn_gate, l.ffn_up, h, up, gate);
             be.matmul(l.ffn_down, gate, h);

@@ -1,17 +1,26 @@
 // SPDX-License-Identifier: MIT
 // Decoder-only transformers of the Llama family: `llama` (incl. SmolLM2, Llama 3), `qwen2` (q/k/v biases),
-// `qwen3` (RMS norms on q and k per head), `qwen3moe` (qwen3 with a mixture of experts) and `gemma3` (QK norms,
-// norms after the attention and the feed-forward too, GeGLU, scaled embeddings, sliding-window local layers).
+// `qwen3` (RMS norms on q and k per head), `qwen3moe` (qwen3 with a mixture of experts), `gemma3` (QK norms,
+// norms after the attention and the feed-forward too, GeGLU, scaled embeddings, sliding-window local layers) and
+// `gpt-oss` (biases everywhere, attention sinks, alternating windowed and full layers, YaRN, experts with biases and
+// a clamped SwiGLU, routed by a softmax over the top k logits).
 // Pre-norm blocks: x += Wo·attn(rope(Wq h), rope(Wk h), Wv h) with h = rms_norm(x); x += Wdown·(act(Wgate h) *
 // Wup h) with h = rms_norm(x).
 #pragma once
 
+#include <array>
 #include <optional>
+#include <string_view>
 
 #include "ember/model.h"
 #include "model/hparams.h"
+#include "model/routed_experts.h"
 
 namespace ember::model {
+
+// The architectures LlamaFamilyModel loads.
+constexpr std::array<std::string_view, 6> kLlamaFamilyArchitectures = {"llama",   "qwen2",  "qwen3",
+                                                                        "qwen3moe", "gemma3", "gpt-oss"};
 
 struct LlamaLayer {
     Tensor attn_norm;              // [n_embd]
@@ -22,6 +31,8 @@ struct LlamaLayer {
     std::optional<Tensor> bq;      // [n_head * head_dim]       (qwen2)
     std::optional<Tensor> bk;      // [n_head_kv * head_dim]    (qwen2)
     std::optional<Tensor> bv;      // [n_head_kv * head_dim_v]  (qwen2)
+    std::optional<Tensor> bo;      // [n_embd]                  (gpt-oss)
+    std::optional<Tensor> sinks;   // [n_head]                  (gpt-oss: AttentionParams::sinks)
     std::optional<Tensor> q_norm;  // [head_dim]                (qwen3, gemma3)
     std::optional<Tensor> k_norm;  // [head_dim]                (qwen3, gemma3)
     std::optional<Tensor> post_attn_norm;  // [n_embd]          (gemma3: on Wo·attn before the residual add)
@@ -30,10 +41,7 @@ struct LlamaLayer {
     Tensor ffn_gate;               // [n_embd, n_ff]            (dense)
     Tensor ffn_up;                 // [n_embd, n_ff]            (dense)
     Tensor ffn_down;               // [n_ff, n_embd]            (dense)
-    Tensor router;                 // [n_embd, n_expert]        (qwen3moe)
-    Tensor gate_exps;              // [n_embd, n_ff_exp, n_expert]
-    Tensor up_exps;                // [n_embd, n_ff_exp, n_expert]
-    Tensor down_exps;              // [n_ff_exp, n_embd, n_expert]
+    RoutedExpertWeights experts;   //                           (qwen3moe, gpt-oss)
 };
 
 class LlamaFamilyModel final : public Model {
@@ -48,6 +56,8 @@ public:
     const Tensor& output_head() const override { return output_; }
 
 private:
+    void bind_yarn(const gguf::File& file);
+
     Backend& backend_;
     TransformerHParams hp_;
     ModelInfo info_;
@@ -55,9 +65,11 @@ private:
     Tensor token_embd_;                   // [n_embd, n_vocab]
     Tensor output_norm_;                  // [n_embd]
     Tensor output_;                       // [n_embd, n_vocab] (token_embd_ when tied)
-    std::optional<Tensor> rope_factors_;  // [n_rot / 2] (Llama 3 frequency scaling)
+    std::optional<Tensor> rope_factors_;  // [n_rot / 2] (Llama 3 frequency scaling, or YaRN's divisors)
     std::vector<LlamaLayer> layers_;
-    Activation ffn_activation_ = Activation::silu;  // gelu (tanh form) for gemma3
+    Activation ffn_activation_ = Activation::silu;  // gelu (tanh form) for gemma3, swiglu_clamped for gpt-oss
+    float yarn_score_factor_ = 1.0f;                // YaRN: the attention factor squared
+    std::unique_ptr<Buffer> yarn_buffer_;           // holds rope_factors_ under YaRN
 };
 
 }  // namespace ember::model

@@ -6,6 +6,7 @@
 #include "ember/model.h"
 #include "model/dflash_file.h"
 #include "model/hparams.h"
+#include "model/llama_family.h"
 #include "model/qwen35_hparams.h"
 #include "model/weight_binder.h"
 
@@ -55,7 +56,7 @@ MemoryNeeds estimate_memory_needs(const gguf::File& file, int64_t n_ctx, KvCache
         needs.state += static_cast<uint64_t>(recurrent * state_floats * 4 * (1 + kRollbackCopies + kCheckpointCopies));
         n_embd = hp.n_embd, n_vocab = hp.n_vocab, batch = model::kQwen35MaxBatch;
         ffn_rows = std::max(hp.n_expert_used * hp.n_ff_exp, std::max(hp.conv_dim(), hp.n_head * hp.head_dim * 2));
-    } else if (arch == "llama" || arch == "qwen2" || arch == "qwen3" || arch == "qwen3moe" || arch == "gemma3") {
+    } else if (std::ranges::find(model::kLlamaFamilyArchitectures, arch) != model::kLlamaFamilyArchitectures.end()) {
         const model::TransformerHParams hp = model::read_transformer_hparams(file, arch, RopeMode::normal);
         const int64_t width = std::max(hp.head_dim, hp.head_dim_v);
         for (int64_t il = 0; il < hp.n_layer; ++il) {

@@ -29,6 +29,7 @@ constexpr std::array kRegistry = {
     Architecture{"qwen3", make_model<model::LlamaFamilyModel>},
     Architecture{"qwen3moe", make_model<model::LlamaFamilyModel>},
     Architecture{"gemma3", make_model<model::LlamaFamilyModel>},
+    Architecture{"gpt-oss", make_model<model::LlamaFamilyModel>},
     Architecture{"qwen35moe", make_model<model::Qwen35MoeModel>},
 };
 

@@ -35,10 +35,10 @@ Qwen35Layer bind_layer(const Qwen35HParams& hp, WeightBinder& w, int64_t i, bool
         a.k_norm = w.require_f32(b + "attn_k_norm.weight", {hp.head_dim});
     }
     MoeWeights& m = l.moe;
-    m.router = w.require(b + "ffn_gate_inp.weight", {e, hp.n_expert});
-    m.gate_exps = w.require(b + "ffn_gate_exps.weight", {e, hp.n_ff_exp, hp.n_expert});
-    m.up_exps = w.require(b + "ffn_up_exps.weight", {e, hp.n_ff_exp, hp.n_expert});
-    m.down_exps = w.require(b + "ffn_down_exps.weight", {hp.n_ff_exp, e, hp.n_expert});
+    m.routed.router = w.require(b + "ffn_gate_inp.weight", {e, hp.n_expert});
+    m.routed.gate_exps = w.require(b + "ffn_gate_exps.weight", {e, hp.n_ff_exp, hp.n_expert});
+    m.routed.up_exps = w.require(b + "ffn_up_exps.weight", {e, hp.n_ff_exp, hp.n_expert});
+    m.routed.down_exps = w.require(b + "ffn_down_exps.weight", {hp.n_ff_exp, e, hp.n_expert});
     m.shared_gate = w.require(b + "ffn_gate_inp_shexp.weight", {e});
     m.gate_shexp = w.require(b + "ffn_gate_shexp.weight", {e, hp.n_ff_shexp});
     m.up_shexp = w.require(b + "ffn_up_shexp.weight", {e, hp.n_ff_shexp});

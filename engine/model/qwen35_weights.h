@@ -7,6 +7,7 @@
 
 #include "ember/backend.h"
 #include "model/qwen35_hparams.h"
+#include "model/routed_experts.h"
 
 namespace ember::model {
 
@@ -32,10 +33,7 @@ struct DeltaNetWeights {
 };
 
 struct MoeWeights {
-    Tensor router;       // [n_embd, n_expert]
-    Tensor gate_exps;    // [n_embd, n_ff_exp, n_expert]
-    Tensor up_exps;      // [n_embd, n_ff_exp, n_expert]
-    Tensor down_exps;    // [n_ff_exp, n_embd, n_expert]
+    RoutedExpertWeights routed;
     Tensor shared_gate;  // [n_embd] (one row)
     Tensor gate_shexp;   // [n_embd, n_ff_shexp]
     Tensor up_shexp;     // [n_embd, n_ff_shexp]

@@ -124,16 +124,12 @@ void Qwen35MoeModel::moe(Qwen35State& st, const MoeWeights& m, const Tensor& h, 
     Backend& be = backend_;
     Qwen35Activations& act = st.act;
     const int64_t used = hp_.n_expert_used;
-    const Tensor router = act.router.row_range(0, n), ids = act.expert_ids.row_range(0, n),
-                 weights = act.expert_weights.row_range(0, n), eg = act.exp_gate.row_range(0, n * used),
-                 eu = act.exp_up.row_range(0, n * used), ed = act.exp_down.row_range(0, n * used),
-                 scale = act.shared_scale.row_range(0, n), sg = act.sh_gate.row_range(0, n),
+    const RoutedExpertScratch scratch{act.router.row_range(0, n),         act.expert_ids.row_range(0, n),
+                                      act.expert_weights.row_range(0, n), act.exp_gate.row_range(0, n * used),
+                                      act.exp_up.row_range(0, n * used),  act.exp_down.row_range(0, n * used)};
+    const Tensor scale = act.shared_scale.row_range(0, n), sg = act.sh_gate.row_range(0, n),
                  su = act.sh_up.row_range(0, n), shared = act.sh_out.row_range(0, n);
-    be.matmul(m.router, h, router);
-    be.moe_route(router, static_cast<int>(used), ids, weights);
-    be.matmul_experts_gated(Activation::silu, m.gate_exps, m.up_exps, hp_.n_expert, h, ids, eu, eg);
-    be.matmul_experts(m.down_exps, hp_.n_expert, eg, ids, ed);
-    be.moe_combine(ed, weights, out);
+    routed_experts(be, m.routed, hp_.n_expert, static_cast<int>(used), Activation::silu, h, scratch, out);
     // The shared expert, scaled by a per-token sigmoid gate (§5.5 step 5).
     be.matmul(m.shared_gate, h, scale);
     be.unary(UnaryOp::sigmoid, scale, scale);

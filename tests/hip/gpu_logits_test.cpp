@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Whole models on each GPU backend (Vulkan; HIP/CUDA where built) against the CPU backend, loaded the way the app
 // loads them (LoadedModel::load with LoadOptions.backend), on the dense fixtures (llama, qwen2, qwen3, qwen3moe,
-// gemma3 in F32, F16, Q8_0, Q4_0) and the qwen35moe fixtures (F32, F16, Q8_0, Q4_0, ROCmFP4 STRIX). Every position's
+// gemma3, gpt-oss in F32, F16, Q8_0, Q4_0; gpt-oss also with MXFP4 experts) and the qwen35moe fixtures (F32, F16, Q8_0, Q4_0, ROCmFP4 STRIX). Every position's
 // logits of a prompt, once as one batch and once token by token (the decode path, graph replay included), under the
 // thresholds of the CPU-vs-reference tests (tests/model/model_logits_test.py, qwen35moe_test.py):
 //   F32 weights with an F32 KV cache: max |gpu - cpu| / max |cpu| < 1e-4;
@@ -107,9 +107,10 @@ void PrintTo(const Case& c, std::ostream* os) {
 std::vector<Case> cases() {
     std::vector<Case> out;
     for (const std::string& backend : test::gpu_backend_names()) {
-        for (const char* arch : {"llama", "qwen2", "qwen3", "qwen3moe", "gemma3"})
+        for (const char* arch : {"llama", "qwen2", "qwen3", "qwen3moe", "gemma3", "gpt-oss"})
             for (const char* type : {"f32", "f16", "q8_0", "q4_0"})
                 out.push_back({backend, std::string("dense/") + arch + "-" + type + ".gguf"});
+        out.push_back({backend, "dense/gpt-oss-mxfp4.gguf"});
         for (const char* type : {"f32", "f16", "q8_0", "q4_0", "strix"})
             out.push_back({backend, std::string("qwen35moe/qwen35moe-") + type + ".gguf"});
         // A model larger than the GPU: its experts on the host (CPU products, activations copied each layer).

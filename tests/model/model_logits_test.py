@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Ember's logits against the independent numpy forward pass (tests/reference/transformer_reference.py) on the
-tiny llama, qwen2, qwen3, qwen3moe and gemma3 fixtures: prefill in one batch, token-by-token decode and odd batch sizes.
+tiny llama, qwen2, qwen3, qwen3moe, gemma3 and gpt-oss fixtures: prefill in one batch, token-by-token decode and odd batch sizes.
 
 F32 weights (with an f32 KV cache): max |ember - reference| / max |reference| < 1e-4.
 Quantized weights: mean KL(softmax(reference) || softmax(ember)) < 1e-3, the reference using the same
@@ -30,7 +30,7 @@ def ember_logits(path: Path, tmp_path: Path, batch: int, kv: str, tokens=TOKENS)
     return np.fromfile(out, dtype=np.float32).reshape(len(tokens), -1).astype(np.float64)
 
 
-@pytest.mark.parametrize("arch", ["llama", "qwen2", "qwen3", "qwen3moe", "gemma3"])
+@pytest.mark.parametrize("arch", ["llama", "qwen2", "qwen3", "qwen3moe", "gemma3", "gpt-oss"])
 @pytest.mark.parametrize("wtype", ["f32", "f16", "q8_0", "q4_0"])
 @pytest.mark.parametrize("batch", [0, 1, 5])
 def test_logits_match_the_numpy_reference(arch, wtype, batch, tmp_path):
@@ -73,4 +73,33 @@ def test_gemma3_local_caches_slide_over_a_long_prompt(batch, tmp_path):
     reference = transformer_reference.forward(str(path), tokens)
     got = ember_logits(path, tmp_path, batch, "f32", tokens)
     error = np.abs(got - reference).max() / np.abs(reference).max()
+    assert error < 1e-4, f"max relative error {error:.2e}"
+
+
+@pytest.mark.parametrize("batch", [0, 1, 5])
+def test_gpt_oss_with_mxfp4_experts(batch, tmp_path):
+    """gpt-oss as released: MXFP4 experts (the reference dequantizes them with the gguf package), Q8_0 elsewhere."""
+    path = MODELS / "gpt-oss-mxfp4.gguf"
+    kl = mean_kl(transformer_reference.forward(str(path), TOKENS), ember_logits(path, tmp_path, batch, "f16"))
+    assert kl < 1e-3, f"mean KL {kl:.2e}"
+
+
+@pytest.mark.parametrize("what", ["sinks", "window"])
+def test_gpt_oss_sinks_and_window_matter(what, tmp_path):
+    """Ignoring the attention sinks or the windowed layers' window gives other logits, so the comparison above
+    would catch a backend that drops either."""
+    path = MODELS / "gpt-oss-f32.gguf"
+    got = ember_logits(path, tmp_path, 0, "f32")
+    other = transformer_reference.forward(str(path), TOKENS, **{f"ignore_{what}": True})
+    error = np.abs(got - other).max() / np.abs(other).max()
+    assert error > 1e-2, f"the {what} change nothing ({error:.2e})"
+
+
+@pytest.mark.parametrize("batch", [0, 7])
+def test_gpt_oss_beyond_the_original_context(batch, tmp_path):
+    """600 positions: past YaRN's 64-position original context, and the windowed layers' caches slide."""
+    path = MODELS / "gpt-oss-f32.gguf"
+    tokens = [int(t) for t in np.random.default_rng(5).integers(3, 256, size=600)]
+    reference = transformer_reference.forward(str(path), tokens)
+    error = np.abs(ember_logits(path, tmp_path, batch, "f32", tokens) - reference).max() / np.abs(reference).max()
     assert error < 1e-4, f"max relative error {error:.2e}"

@@ -126,6 +126,26 @@ TEST(FitEstimate, Gemma3LocalLayersKeepOnlyTheirWindow) {
     EXPECT_EQ(g.sliding_kv_bytes_per_position, 2 * kLayer);
 }
 
+// gpt-oss-20b's keys: 24 layers of 8 kv heads of 64, a 128-position window on every other layer from the first.
+TEST(FitEstimate, GptOssWindowedLayersAlternate) {
+    gguf::Writer w;
+    w.set("general.architecture", std::string("gpt-oss"));
+    w.set("gpt-oss.block_count", uint32_t(24));
+    w.set("gpt-oss.embedding_length", uint32_t(2880));
+    w.set("gpt-oss.attention.head_count", uint32_t(64));
+    w.set("gpt-oss.attention.head_count_kv", uint32_t(8));
+    w.set("gpt-oss.attention.key_length", uint32_t(64));
+    w.set("gpt-oss.attention.value_length", uint32_t(64));
+    w.set("gpt-oss.attention.sliding_window", uint32_t(128));
+    const std::vector<std::byte> bytes = w.to_bytes();
+    const ModelFacts f = read_model_facts(gguf::File::from_memory(bytes, "gpt-oss.gguf"));
+    constexpr uint64_t kLayer = 8 * (64 + 64) * 2;
+    EXPECT_EQ(f.kv_bytes_per_position, 24 * kLayer);
+    EXPECT_EQ(f.sliding_kv_bytes_per_position, 12 * kLayer);
+    // At 131072 positions: 12 full layers hold them all, 12 windowed ones 2 * 128 + 512 rows.
+    EXPECT_EQ(estimate_fit(fit_input(f, 131072), {}).kv_cache, 12 * kLayer * 131072 + 12 * kLayer * 768);
+}
+
 TEST(FitEstimate, KvCacheGrowsLinearlyWithContext) {
     std::vector<std::byte> bytes;
     const ModelFacts f = read_model_facts(qwen36_file(bytes, false));

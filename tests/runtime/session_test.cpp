@@ -231,7 +231,7 @@ TEST(LoadedModel, BadFilesGiveOneLineErrors) {
     EXPECT_EQ(error_of([] { load("bad/missing_tensor.gguf"); }),
               bad + "/missing_tensor.gguf: missing tensor 'blk.0.ffn_up.weight'");
     EXPECT_EQ(error_of([] { load("bad/unknown_arch.gguf"); }),
-              bad + "/unknown_arch.gguf: unsupported architecture 'mamba7' (supported: llama, qwen2, qwen3, qwen3moe, gemma3, qwen35moe)");
+              bad + "/unknown_arch.gguf: unsupported architecture 'mamba7' (supported: llama, qwen2, qwen3, qwen3moe, gemma3, gpt-oss, qwen35moe)");
 }
 
 TEST(Session, NaNScoresAreAnErrorNotZeroTokens) {

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+// The routed mixture-of-experts feed-forward as backend calls.
+#include "model/routed_experts.h"
+
+namespace ember::model {
+
+void routed_experts(Backend& be, const RoutedExpertWeights& w, int64_t n_expert, int k, Activation act,
+                    const Tensor& h, const RoutedExpertScratch& s, const Tensor& out) {
+    be.matmul(w.router, h, s.router, w.router_bias ? &*w.router_bias : nullptr);
+    be.moe_route(s.router, k, s.ids, s.weights);
+    if (w.gate_exps_bias) {
+        // The experts' biases join before the activation, so the gated product is not fused.
+        be.matmul_experts(w.gate_exps, n_expert, h, s.ids, s.gate);
+        be.add_expert_bias(*w.gate_exps_bias, s.ids, s.gate);
+        be.matmul_experts(w.up_exps, n_expert, h, s.ids, s.up);
+        be.add_expert_bias(*w.up_exps_bias, s.ids, s.up);
+        be.gated_activation(act, s.gate, s.up, s.gate);
+    } else {
+        be.matmul_experts_gated(act, w.gate_exps, w.up_exps, n_expert, h, s.ids, s.up, s.gate);
+    }
+    be.matmul_experts(w.down_exps, n_expert, s.gate, s.ids, s.down);
+    if (w.down_exps_bias) be.add_expert_bias(*w.down_exps_bias, s.ids, s.down);
+    be.moe_combine(s.down, s.weights, out);
+}
+
+}  // namespace ember::model
