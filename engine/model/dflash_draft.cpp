@@ -68,7 +68,8 @@ DFlashDraft::DFlashDraft(const gguf::File& file, const DFlashInfo& info, const M
     rope_.freq_base = info.rope_base;
     WeightBinder w(file, backend, progress);
     const std::string& p = info.prefix;
-    const int64_t e = info.n_embd, hd = info.head_dim, q = info.n_head * hd, kv = info.n_head_kv * hd;
+    const int64_t e = info.n_embd;
+    const LlamaAttentionShape shape{e, info.n_head, info.n_head_kv, info.head_dim, info.head_dim};
     const int64_t taps = static_cast<int64_t>(info.target_layers.size());
     w_.fc = w.require(p + "fc.weight", {taps * e, e});
     w_.enc_norm = w.require_f32(p + "enc.output_norm.weight", {e});
@@ -76,21 +77,9 @@ DFlashDraft::DFlashDraft(const gguf::File& file, const DFlashInfo& info, const M
     for (int64_t i = 0; i < info.n_layer; ++i) {
         const std::string b = p + "blk." + std::to_string(i) + ".";
         LlamaLayer l;
-        l.attn_norm = w.require_f32(b + "attn_norm.weight", {e});
-        l.wq = w.require(b + "attn_q.weight", {e, q});
-        l.wk = w.require(b + "attn_k.weight", {e, kv});
-        l.wv = w.require(b + "attn_v.weight", {e, kv});
-        l.wo = w.require(b + "attn_output.weight", {q, e});
-        l.bq = w.optional_f32(b + "attn_q.bias", {q});
-        l.bk = w.optional_f32(b + "attn_k.bias", {kv});
-        l.bv = w.optional_f32(b + "attn_v.bias", {kv});
-        l.q_norm = w.require_f32(b + "attn_q_norm.weight", {hd});
-        l.k_norm = w.require_f32(b + "attn_k_norm.weight", {hd});
+        bind_llama_attention(w, b, shape, true, l);
         l.ffn_norm = w.require_f32(b + "ffn_norm.weight", {e});
-        l.ffn_gate = w.require(b + "ffn_gate.weight", {e, info.n_ff});
-        l.ffn_up = w.require(b + "ffn_up.weight", {e, info.n_ff});
-        l.ffn_down = w.require(b + "ffn_down.weight", {info.n_ff, e});
-        w_.bo.push_back(w.optional_f32(b + "attn_output.bias", {e}));
+        bind_dense_feed_forward(w, b, e, info.n_ff, l);
         w_.layers.push_back(std::move(l));
     }
     buffers_ = w.take_buffers();
@@ -164,21 +153,16 @@ std::vector<int32_t> DFlashDraft::draft(SequenceState& base, int32_t last, int64
     for (size_t il = 0; il < w_.layers.size(); ++il) {
         const LlamaLayer& l = w_.layers[il];
         be.rms_norm(x, l.attn_norm, info_.eps, h);
-        be.matmul(l.wq, h, q, l.bq ? &*l.bq : nullptr);
-        be.matmul(l.wk, h, k, l.bk ? &*l.bk : nullptr);
-        be.matmul(l.wv, h, v, l.bv ? &*l.bv : nullptr);
-        be.rms_norm(q.reshaped(hd), *l.q_norm, info_.eps, q.reshaped(hd));
-        be.rms_norm(k.reshaped(hd), *l.k_norm, info_.eps, k.reshaped(hd));
+        project_qkv(be, l, h, hd, info_.eps, q, k, v);
         be.rope(q, static_cast<int>(hd), st.positions, rope_);
         be.rope(k, static_cast<int>(hd), st.positions, rope_);
         // The block's cells sit after the context; the next injection overwrites them.
         be.store_kv(k, v, st.cache().k(il), st.cache().v(il), st.cells_of_batch);
         be.attention(q, st.cache().k(il), st.cache().v(il), first_cell + block, st.visible, ap, a);
-        be.matmul(l.wo, a, h, w_.bo[il] ? &*w_.bo[il] : nullptr);
+        be.matmul(l.wo, a, h, l.bo ? &*l.bo : nullptr);
         be.add(x, h, x);
         be.rms_norm(x, l.ffn_norm, info_.eps, h);
-        be.matmul_gated(Activation::silu, l.ffn_gate, l.ffn_up, h, up, gate);
-        be.matmul(l.ffn_down, gate, h);
+        dense_feed_forward(be, l, Activation::silu, h, up, gate, h);
         be.add(x, h, x);
     }
     const Tensor rows = h.row_range(0, n + 1);

@@ -5,7 +5,7 @@
 
 #include "ember/model.h"
 #include "model/dflash_file.h"
-#include "model/llama_family.h"
+#include "model/llama_block.h"
 #include "model/tensor_arena.h"
 
 namespace ember::model {
@@ -15,7 +15,6 @@ struct DFlashWeights {
     Tensor enc_norm;  // [n_embd] (hidden_norm)
     Tensor out_norm;  // [n_embd]
     std::vector<LlamaLayer> layers;  // q/k norms, optional biases
-    std::vector<std::optional<Tensor>> bo;  // [n_embd] optional attn_output.bias
 };
 
 class DFlashDraft final : public DraftModel {

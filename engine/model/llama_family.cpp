@@ -140,9 +140,7 @@ LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, con
 
     WeightBinder w(file, backend, progress);
     const int64_t e = hp_.n_embd;
-    const int64_t q_width = hp_.n_head * hp_.head_dim;
-    const int64_t k_width = hp_.n_head_kv * hp_.head_dim;
-    const int64_t v_width = hp_.n_head_kv * hp_.head_dim_v;
+    const LlamaAttentionShape shape{e, hp_.n_head, hp_.n_head_kv, hp_.head_dim, hp_.head_dim_v};
     token_embd_ = w.require("token_embd.weight", {e, hp_.n_vocab});
     output_norm_ = w.require_f32("output_norm.weight", {e});
     output_ = w.optional("output.weight", {e, hp_.n_vocab}).value_or(token_embd_);
@@ -157,20 +155,8 @@ LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, con
     for (int64_t i = 0; i < hp_.n_layer; ++i) {
         const std::string b = "blk." + std::to_string(i) + ".";
         LlamaLayer l;
-        l.attn_norm = w.require_f32(b + "attn_norm.weight", {e});
-        l.wq = w.require(b + "attn_q.weight", {e, q_width});
-        l.wk = w.require(b + "attn_k.weight", {e, k_width});
-        l.wv = w.require(b + "attn_v.weight", {e, v_width});
-        l.wo = w.require(b + "attn_output.weight", {hp_.n_head * hp_.head_dim_v, e});
-        l.bq = w.optional_f32(b + "attn_q.bias", {q_width});
-        l.bk = w.optional_f32(b + "attn_k.bias", {k_width});
-        l.bv = w.optional_f32(b + "attn_v.bias", {v_width});
-        l.bo = w.optional_f32(b + "attn_output.bias", {e});
+        bind_llama_attention(w, b, shape, qk_norm, l);
         if (gpt_oss) l.sinks = w.require_f32(b + "attn_sinks.weight", {hp_.n_head});
-        if (qk_norm) {
-            l.q_norm = w.require_f32(b + "attn_q_norm.weight", {hp_.head_dim});
-            l.k_norm = w.require_f32(b + "attn_k_norm.weight", {hp_.head_dim});
-        }
         if (gemma) {
             l.post_attn_norm = w.require_f32(b + "post_attention_norm.weight", {e});
             l.post_ffn_norm = w.require_f32(b + "post_ffw_norm.weight", {e});
@@ -190,9 +176,7 @@ LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, con
                 x.down_exps_bias = w.require_f32(b + "ffn_down_exps.bias", {e, hp_.n_expert});
             }
         } else {
-            l.ffn_gate = w.require(b + "ffn_gate.weight", {e, hp_.n_ff});
-            l.ffn_up = w.require(b + "ffn_up.weight", {e, hp_.n_ff});
-            l.ffn_down = w.require(b + "ffn_down.weight", {hp_.n_ff, e});
+            bind_dense_feed_forward(w, b, e, hp_.n_ff, l);
         }
         layers_.push_back(l);
     }
@@ -274,13 +258,7 @@ void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& reques
         attention.sinks = l.sinks ? &*l.sinks : nullptr;
         capture.at_layer(be, static_cast<int64_t>(il), x);
         be.rms_norm(x, l.attn_norm, eps, h);
-        be.matmul(l.wq, h, q, l.bq ? &*l.bq : nullptr);
-        be.matmul(l.wk, h, k, l.bk ? &*l.bk : nullptr);
-        be.matmul(l.wv, h, v, l.bv ? &*l.bv : nullptr);
-        if (l.q_norm) {
-            be.rms_norm(q.reshaped(hp_.head_dim), *l.q_norm, eps, q.reshaped(hp_.head_dim));
-            be.rms_norm(k.reshaped(hp_.head_dim), *l.k_norm, eps, k.reshaped(hp_.head_dim));
-        }
+        project_qkv(be, l, h, hp_.head_dim, eps, q, k, v);
         be.rope(q, static_cast<int>(hp_.head_dim), pos, rope, factors);
         be.rope(k, static_cast<int>(hp_.head_dim), pos, rope, factors);
         const std::span<const int32_t> rows = is_local ? local_rows : pos;
@@ -300,8 +278,7 @@ void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& reques
             routed_experts(be, l.experts, hp_.n_expert, static_cast<int>(hp_.n_expert_used), ffn_activation_, h,
                            scratch, h);
         } else {
-            be.matmul_gated(ffn_activation_, l.ffn_gate, l.ffn_up, h, up, gate);
-            be.matmul(l.ffn_down, gate, h);
+            dense_feed_forward(be, l, ffn_activation_, h, up, gate, h);
         }
         if (l.post_ffn_norm) be.rms_norm(h, *l.post_ffn_norm, eps, h);
         be.add(x, h, x);

@@ -14,35 +14,13 @@
 
 #include "ember/model.h"
 #include "model/hparams.h"
-#include "model/routed_experts.h"
+#include "model/llama_block.h"
 
 namespace ember::model {
 
 // The architectures LlamaFamilyModel loads.
 constexpr std::array<std::string_view, 6> kLlamaFamilyArchitectures = {"llama",   "qwen2",  "qwen3",
                                                                         "qwen3moe", "gemma3", "gpt-oss"};
-
-struct LlamaLayer {
-    Tensor attn_norm;              // [n_embd]
-    Tensor wq;                     // [n_embd, n_head * head_dim]
-    Tensor wk;                     // [n_embd, n_head_kv * head_dim]
-    Tensor wv;                     // [n_embd, n_head_kv * head_dim_v]
-    Tensor wo;                     // [n_head * head_dim_v, n_embd]
-    std::optional<Tensor> bq;      // [n_head * head_dim]       (qwen2)
-    std::optional<Tensor> bk;      // [n_head_kv * head_dim]    (qwen2)
-    std::optional<Tensor> bv;      // [n_head_kv * head_dim_v]  (qwen2)
-    std::optional<Tensor> bo;      // [n_embd]                  (gpt-oss)
-    std::optional<Tensor> sinks;   // [n_head]                  (gpt-oss: AttentionParams::sinks)
-    std::optional<Tensor> q_norm;  // [head_dim]                (qwen3, gemma3)
-    std::optional<Tensor> k_norm;  // [head_dim]                (qwen3, gemma3)
-    std::optional<Tensor> post_attn_norm;  // [n_embd]          (gemma3: on Wo·attn before the residual add)
-    std::optional<Tensor> post_ffn_norm;   // [n_embd]          (gemma3: on the feed-forward's output)
-    Tensor ffn_norm;               // [n_embd]
-    Tensor ffn_gate;               // [n_embd, n_ff]            (dense)
-    Tensor ffn_up;                 // [n_embd, n_ff]            (dense)
-    Tensor ffn_down;               // [n_ff, n_embd]            (dense)
-    RoutedExpertWeights experts;   //                           (qwen3moe, gpt-oss)
-};
 
 class LlamaFamilyModel final : public Model {
 public:
