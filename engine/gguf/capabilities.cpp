@@ -5,6 +5,13 @@
 
 namespace ember::gguf {
 
+DflashMark dflash_mark(const File& file) {
+    const Value* marker = file.find("dflash.embedded");
+    if (marker && marker->type() == ValueType::BOOL) return marker->as_bool() ? DflashMark::marked : DflashMark::none;
+    if (file.has("dflash.block_count") && file.find_tensor("dflash.fc.weight")) return DflashMark::unmarked;
+    return DflashMark::none;
+}
+
 Capabilities describe(const File& file) {
     Capabilities caps;
     caps.architecture = std::string(file.get_string("general.architecture", ""));
@@ -25,6 +32,7 @@ Capabilities describe(const File& file) {
         caps.dflash_marker = marker->type() == ValueType::BOOL && marker->as_bool();
     for (const TensorInfo& t : file.tensors())
         if (t.name.starts_with("dflash.")) ++caps.dflash_tensors;
+    caps.dflash = dflash_mark(file);
     for (const KeyValue& kv : file.metadata())
         if (kv.key.starts_with("clip.")) {
             caps.vision_projector = true;

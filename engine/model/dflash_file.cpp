@@ -190,15 +190,11 @@ DFlashTarget dflash_target(const gguf::File& target) {
 }
 
 bool is_drafted(const gguf::File& file, const DFlashWarning& warn) {
-    const gguf::Value* marker = file.find("dflash.embedded");
-    if (marker && marker->type() == gguf::ValueType::BOOL) return marker->as_bool();
-    if (file.has("dflash.block_count") && file.find_tensor("dflash.fc.weight")) {
-        if (warn)
-            warn(file.name() + ": dflash.embedded is " + (marker ? "not a bool" : "missing") +
-                 "; treating the file as drafted (it has dflash.block_count and dflash.fc.weight)");
-        return true;
-    }
-    return false;
+    const gguf::DflashMark mark = gguf::dflash_mark(file);
+    if (mark == gguf::DflashMark::unmarked && warn)
+        warn(file.name() + ": dflash.embedded is " + (file.has("dflash.embedded") ? "not a bool" : "missing") +
+             "; treating the file as drafted (it has dflash.block_count and dflash.fc.weight)");
+    return mark != gguf::DflashMark::none;
 }
 
 // Why a bad mask token is an error rather than a warning.

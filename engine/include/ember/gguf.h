@@ -190,17 +190,25 @@ private:
 // ---------------------------------------------------------------------------------------------------------------
 // What a file contains, beyond its architecture: used by `ember-gguf inspect` and by model loading.
 
+// How a file says it carries an embedded DFlash draft (drafted-gguf.md): dflash.embedded when it is a bool (true:
+// marked; false: none, whatever tensors it has), else dflash.block_count with the dflash.fc.weight tensor
+// (unmarked: a writer that left the marker out, drafted all the same). The one rule for loading, the library and
+// ember-gguf.
+enum class DflashMark { none, marked, unmarked };
+DflashMark dflash_mark(const File& file);
+
 struct Capabilities {
     std::string architecture;          // general.architecture, empty when absent
     uint32_t mtp_layers = 0;           // <arch>.nextn_predict_layers
     bool mtp_tensors_present = false;  // blk.j.nextn.{eh_proj,enorm,hnorm} for every MTP layer j
     bool dflash_marker = false;        // dflash.embedded == true
     uint32_t dflash_tensors = 0;       // tensors named dflash.*
+    DflashMark dflash = DflashMark::none;
     bool vision_projector = false;     // clip.* keys (an mmproj file)
     bool has_chat_template = false;    // tokenizer.chat_template
 
     bool has_mtp() const { return mtp_layers > 0 && mtp_tensors_present; }
-    bool has_dflash() const { return dflash_marker || dflash_tensors > 0; }
+    bool has_dflash() const { return dflash != DflashMark::none; }
 };
 
 Capabilities describe(const File& file);
