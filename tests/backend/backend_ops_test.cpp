@@ -610,7 +610,7 @@ TEST_P(BackendOps, MoeRoutingExpertsAndCombine) {
     expect_close(download(weights), want_w, 1e-6, "routing weights");
 
     for (TensorType wt : {TensorType::F32, TensorType::Q8_0, TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q4_0,
-                          TensorType::Q4_0_ROCMFP4}) {
+                          TensorType::Q4_0_ROCMFP4, TensorType::MXFP4}) {
         reference::Matrix w_stored;
         const Tensor w = upload(wt, experts * rows, cols, random(experts * rows * cols), &w_stored);
         expect_expert_products(w, w_stored, experts, rows, ids, want_ids, tokens, k,
@@ -653,7 +653,7 @@ TEST_P(BackendOps, ExpertsWithManySlotsSkewed) {
         backend_->write(ids, std::as_bytes(std::span(expert_ids)));
 
         for (TensorType wt : {TensorType::F16, TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4,
-                              TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q4_K}) {
+                              TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q4_K, TensorType::MXFP4}) {
             // Many experts make many weights to quantize: two types are enough there.
             if (experts > 32 && wt != TensorType::F16 && wt != TensorType::Q4_0) continue;
             // Rows of 160 and 96: not multiples of the 64-column tiles (the HIP/CUDA backend takes multiples of 32).
@@ -684,7 +684,8 @@ TEST_P(BackendOps, ExpertsWithAllSlotsOnFewExperts) {
             for (int j = 0; j < k; ++j) expert_ids.push_back(shape.busy[static_cast<size_t>((t + j) % k)]);
         const Tensor ids = output(TensorType::I32, tokens, k);
         backend_->write(ids, std::as_bytes(std::span(expert_ids)));
-        for (TensorType wt : {TensorType::F16, TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4}) {
+        for (TensorType wt : {TensorType::F16, TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4,
+                              TensorType::MXFP4}) {
             reference::Matrix w_stored;
             const Tensor w = upload(wt, experts * rows, cols, random(experts * rows * cols), &w_stored);
             const std::string what = std::string(gguf::traits(wt).name) + ", " + std::to_string(tokens * k) +
