@@ -21,7 +21,7 @@ double median(std::vector<double> v) {
 
 nlohmann::ordered_json bench_speculation(const std::shared_ptr<LoadedModel>& model, SessionOptions options,
                                          std::span<const int32_t> prompt, int64_t n_gen, int64_t reps) {
-    if (model->speculation() == "none" || n_gen == 0) return nullptr;
+    if (model->speculation() == Speculation::none || n_gen == 0) return nullptr;
     options.n_ctx = static_cast<int64_t>(prompt.size()) + n_gen + 64;  // room for the last draft
     GenerationOptions greedy;
     greedy.max_tokens = static_cast<int>(n_gen);
@@ -44,7 +44,7 @@ nlohmann::ordered_json bench_speculation(const std::shared_ptr<LoadedModel>& mod
         total.accepted_tokens += s.stats.accepted_tokens;
         total.last_draft_length = s.stats.last_draft_length;
     }
-    return {{"method", model->speculation()},
+    return {{"method", speculation_name(model->speculation())},
             {"draft_length", options.draft_length == 0 ? nlohmann::ordered_json("adaptive")
                                                        : nlohmann::ordered_json(options.draft_length)},
             {"plain_decode_tokens_per_second", plain_tps.json()},

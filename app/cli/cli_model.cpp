@@ -54,7 +54,7 @@ std::shared_ptr<LoadedModel> load_model_from_args(const ParsedArgs& args) {
     if (options.device_policy.amd_backend != "vulkan" && options.device_policy.amd_backend != "hip")
         throw UsageError("--amd-backend must be vulkan or hip, got '" + options.device_policy.amd_backend + "'");
     options.device_policy.experts_on_host = args.has("--experts-on-host");
-    options.speculation = args.get("--speculation", "auto");
+    options.speculation = parse_speculation_request(args.get("--speculation", "auto"));
     if (args.has("--draft-file")) options.draft_file = args.get("--draft-file");
     const VisionArgs vision = vision_from_args(args);
     options.mmproj = projector_for(args.require("--model"), vision);

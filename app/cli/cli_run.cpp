@@ -69,7 +69,7 @@ int run_run(const Args& raw) {
                      static_cast<long long>(s.image_tokens), s.image_seconds);
     if (s.draft_steps > 0)
         std::fprintf(stderr, "[speculation %s: %lld of %lld drafted tokens accepted (%.0f %%), %.2f tokens per step]\n",
-                     s.speculation.c_str(), static_cast<long long>(s.accepted_tokens),
+                     std::string(speculation_name(s.speculation)).c_str(), static_cast<long long>(s.accepted_tokens),
                      static_cast<long long>(s.drafted_tokens), 100.0 * s.acceptance_rate(), s.mean_accepted_length());
     return 0;
 }

@@ -19,7 +19,7 @@ public:
         : inner_(std::move(inner)), flush_rows_(std::max<int64_t>(flush_rows, 1)),
           window_rows_(std::max<int64_t>(window_rows, 1)), limited_(limited) {}
 
-    std::string_view method() const override { return inner_->method(); }
+    Speculation method() const override { return inner_->method(); }
     int max_draft() const override { return inner_->max_draft(); }
     int start_draft() const override { return inner_->start_draft(); }
     bool needs_hidden() const override { return inner_->needs_hidden(); }

@@ -13,7 +13,7 @@ public:
         state_ = draft.create_state(options);
     }
 
-    std::string_view method() const override { return "dflash"; }
+    Speculation method() const override { return Speculation::dflash; }
     int max_draft() const override { return static_cast<int>(draft_.block_size() - 1); }
     int start_draft() const override { return std::min(4, max_draft()); }
     std::span<const int64_t> feature_layers() const override { return draft_.target_layers(); }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ember/model.h"
+#include "ember/runtime.h"
 
 namespace ember::runtime {
 
@@ -24,7 +25,7 @@ struct TargetRows {
 class Drafter {
 public:
     virtual ~Drafter() = default;
-    virtual std::string_view method() const = 0;  // "mtp", "dflash"
+    virtual Speculation method() const = 0;
     virtual int max_draft() const = 0;            // the longest draft one step can make
     virtual int start_draft() const = 0;          // the draft length that seeds the measurements
     // What the target must hand over for every processed row.

@@ -92,22 +92,20 @@ void LoadedModel::choose_backend(const LoadOptions& options) {
 }
 
 void LoadedModel::choose_speculation(const std::filesystem::path& path, const LoadOptions& options) {
-    const std::string& wanted = options.speculation;
-    if (wanted != "auto" && wanted != "off" && wanted != "mtp" && wanted != "dflash")
-        throw Error("speculation must be auto, off, mtp or dflash, not '" + wanted + "'");
-    if (wanted == "off") return;
+    const SpeculationRequest wanted = options.speculation;
+    if (wanted == SpeculationRequest::off) return;
     const bool has_mtp = model_->mtp() != nullptr;
     const bool has_dflash = options.draft_file || gguf::describe(*file_).has_dflash();
-    if (wanted == "dflash" || (wanted == "auto" && has_dflash)) {
+    if (wanted == SpeculationRequest::dflash || (wanted == SpeculationRequest::automatic && has_dflash)) {
         if (!has_dflash)
             throw Error(path.string() + ": speculation 'dflash' asked for, but the file has no DFlash draft");
         load_dflash(options);
-        speculation_ = "dflash";
+        speculation_ = Speculation::dflash;
         return;
     }
-    if (wanted == "mtp" && !has_mtp)
+    if (wanted == SpeculationRequest::mtp && !has_mtp)
         throw Error(path.string() + ": speculation 'mtp' asked for, but the model has no MTP head");
-    if (has_mtp) speculation_ = "mtp";
+    if (has_mtp) speculation_ = Speculation::mtp;
 }
 
 void LoadedModel::load_dflash(const LoadOptions& options) {
@@ -120,13 +118,30 @@ void LoadedModel::load_dflash(const LoadOptions& options) {
 }
 
 std::unique_ptr<runtime::Drafter> LoadedModel::make_drafter(int64_t n_ctx) const {
-    if (speculation_ == "mtp")
+    if (speculation_ == Speculation::mtp)
         return runtime::buffer_observations(runtime::make_mtp_drafter(*model_->mtp(), n_ctx, model_->info().n_embd),
                                             32, 16, true);
     // A DFlash draft conditions on the whole context (the prompt included) until its drafts stop agreeing.
-    if (speculation_ == "dflash")
+    if (speculation_ == Speculation::dflash)
         return runtime::buffer_observations(runtime::make_dflash_drafter(*dflash_, n_ctx), 256, 16, false);
     return nullptr;
+}
+
+std::string_view speculation_name(Speculation method) {
+    switch (method) {
+        case Speculation::none: return "none";
+        case Speculation::mtp: return "mtp";
+        case Speculation::dflash: return "dflash";
+    }
+    return "none";
+}
+
+SpeculationRequest parse_speculation_request(std::string_view word) {
+    if (word == "auto") return SpeculationRequest::automatic;
+    if (word == "off") return SpeculationRequest::off;
+    if (word == "mtp") return SpeculationRequest::mtp;
+    if (word == "dflash") return SpeculationRequest::dflash;
+    throw Error("speculation must be auto, off, mtp or dflash, not '" + std::string(word) + "'");
 }
 
 std::string_view stop_reason_name(StopReason reason) {

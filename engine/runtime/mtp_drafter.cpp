@@ -19,7 +19,7 @@ public:
         state_ = head.create_state(options);
     }
 
-    std::string_view method() const override { return "mtp"; }
+    Speculation method() const override { return Speculation::mtp; }
     int max_draft() const override { return kMaxDraft; }
     int start_draft() const override { return 1; }  // verifying is dear on MoE targets: grow from one
     bool needs_hidden() const override { return true; }

@@ -162,7 +162,7 @@ GenerationResult Session::run(const runtime::PromptRows& prompt, const Generatio
     std::optional<runtime::DraftController> controller;
     if (drafter_) {
         controller.emplace(drafter_->max_draft(), drafter_->start_draft(), options_.draft_length);
-        result.stats.speculation = std::string(drafter_->method());
+        result.stats.speculation = drafter_->method();
     }
     const int64_t vocab = model_->info().n_vocab;
     const auto start = Clock::now();

@@ -47,7 +47,7 @@ Logits run(const std::string& backend, const std::string& fixture, bool host_exp
     LoadOptions lo;
     lo.backend = backend;
     lo.threads = 2;
-    lo.speculation = "off";
+    lo.speculation = SpeculationRequest::off;
     lo.device_policy.experts_on_host = host_experts;
     auto model = LoadedModel::load(fixture_path(fixture), lo);
     if (host_experts) {

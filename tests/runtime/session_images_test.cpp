@@ -76,7 +76,7 @@ LoadOptions cpu_options() {
 
 std::shared_ptr<LoadedModel> load_with_fake(FakeProjector** fake = nullptr, const std::string& speculation = "auto") {
     LoadOptions options = cpu_options();
-    options.speculation = speculation;
+    options.speculation = parse_speculation_request(speculation);
     auto model = LoadedModel::load(vision_model(), options);
     auto projector = std::make_unique<FakeProjector>();
     if (fake) *fake = projector.get();
@@ -220,7 +220,7 @@ namespace {
 // Greedy speculative decoding of a two-image conversation gives plain decoding's tokens, and so does a follow-up
 // turn that reuses the image prefix.
 void expect_drafted_equals_plain(const std::shared_ptr<LoadedModel>& model, const std::string& method) {
-    ASSERT_EQ(model->speculation(), method);
+    ASSERT_EQ(speculation_name(model->speculation()), method);
     const std::vector<vision::Image> images{image(96, 64, 1), image(40, 70, 3)};
     SessionOptions plain_options;
     plain_options.speculate = false;
@@ -229,7 +229,7 @@ void expect_drafted_equals_plain(const std::shared_ptr<LoadedModel>& model, cons
     const GenerationResult p = plain.chat(conv, images, greedy(40));
     const GenerationResult d = drafted.chat(conv, images, greedy(40));
     EXPECT_EQ(d.tokens, p.tokens);
-    EXPECT_EQ(d.stats.speculation, method);
+    EXPECT_EQ(speculation_name(d.stats.speculation), method);
     EXPECT_GT(d.stats.draft_steps, 0);
     EXPECT_EQ(d.stats.image_tokens, 6 + 2);
     chat::RenderRequest follow = conv;

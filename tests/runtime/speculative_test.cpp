@@ -16,7 +16,7 @@ namespace {
 std::shared_ptr<LoadedModel> load(const std::filesystem::path& path, const std::string& speculation = "auto") {
     LoadOptions o;
     o.threads = 2;
-    o.speculation = speculation;
+    o.speculation = parse_speculation_request(speculation);
     return LoadedModel::load(path, o);
 }
 
@@ -37,7 +37,7 @@ const std::vector<int32_t> kPrompt = {260, 72, 101, 108, 108, 111, 44, 32, 119, 
 TEST(Speculative, MtpGreedyIsTokenForTokenPlainDecoding) {
     for (const char* file : {"qwen35moe-f32.gguf", "qwen35moe-q8_0.gguf"}) {
         auto model = load(fixture_path("qwen35moe") / file);
-        ASSERT_EQ(model->speculation(), "mtp");
+        ASSERT_EQ(model->speculation(), Speculation::mtp);
         GenerationOptions options;
         options.max_tokens = 500;
         options.ignore_end_of_generation = true;
@@ -46,7 +46,7 @@ TEST(Speculative, MtpGreedyIsTokenForTokenPlainDecoding) {
         for (int length : {1, 3, 8, 0}) {  // fixed lengths force rollbacks of every size; 0 is the adaptive rule
             const GenerationResult spec = generate(model, true, length, options, kPrompt);
             EXPECT_EQ(spec.tokens, plain.tokens) << file << " draft length " << length;
-            EXPECT_EQ(spec.stats.speculation, "mtp");
+            EXPECT_EQ(spec.stats.speculation, Speculation::mtp);
             if (length > 0) {
                 EXPECT_GT(spec.stats.draft_steps, 0) << file;
             }
@@ -89,8 +89,8 @@ TEST(Speculative, ForcingAMissingMethodIsAnError) {
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("has no MTP head"), std::string::npos) << e.what();
     }
-    EXPECT_EQ(load(fixture_path("qwen35moe") / "qwen35moe-nomtp-f32.gguf")->speculation(), "none");
-    EXPECT_EQ(load(fixture_path("qwen35moe") / "qwen35moe-f32.gguf", "off")->speculation(), "none");
+    EXPECT_EQ(load(fixture_path("qwen35moe") / "qwen35moe-nomtp-f32.gguf")->speculation(), Speculation::none);
+    EXPECT_EQ(load(fixture_path("qwen35moe") / "qwen35moe-f32.gguf", "off")->speculation(), Speculation::none);
 }
 
 namespace {
@@ -113,13 +113,13 @@ GenerationOptions greedy(int max_tokens) {
 
 // Greedy decoding with the draft at several fixed lengths and the adaptive rule equals plain decoding.
 void expect_lossless(const std::shared_ptr<LoadedModel>& model, const std::string& what, int max_tokens) {
-    ASSERT_EQ(model->speculation(), "dflash") << what;
+    ASSERT_EQ(model->speculation(), Speculation::dflash) << what;
     const GenerationResult plain = generate(model, false, 0, greedy(max_tokens), kPrompt);
     ASSERT_EQ(plain.tokens.size(), static_cast<size_t>(max_tokens));
     for (int length : {1, 3, 7, 0}) {
         const GenerationResult spec = generate(model, true, length, greedy(max_tokens), kPrompt);
         EXPECT_EQ(spec.tokens, plain.tokens) << what << " draft length " << length;
-        EXPECT_EQ(spec.stats.speculation, "dflash");
+        EXPECT_EQ(spec.stats.speculation, Speculation::dflash);
         EXPECT_GT(spec.stats.draft_steps, 0) << what;
     }
 }
@@ -137,7 +137,7 @@ TEST(Speculative, SeparateDraftFileGreedyIsTokenForTokenPlainDecoding) {
     expect_lossless(load_with_draft(dflash("qwen35moe-f32.gguf"), dflash("draft-qwen35moe-b16.gguf")),
                     "qwen35moe + draft", 500);
     // A separate draft wins over the model's own MTP head.
-    EXPECT_EQ(load_with_draft(dflash("qwen35moe-f32.gguf"), dflash("draft-qwen35moe.gguf"))->speculation(), "dflash");
+    EXPECT_EQ(load_with_draft(dflash("qwen35moe-f32.gguf"), dflash("draft-qwen35moe.gguf"))->speculation(), Speculation::dflash);
 }
 
 TEST(Speculative, AcceptanceFollowsHowTheDraftWasBuilt) {
@@ -182,5 +182,5 @@ TEST(Speculative, BadDraftsAreOneLineErrorsAtLoad) {
         EXPECT_NE(std::string(e.what()).find("has no DFlash draft"), std::string::npos) << e.what();
     }
     // speculation "off" ignores even a broken draft.
-    EXPECT_EQ(load(bad / "width_mismatch.gguf", "off")->speculation(), "none");
+    EXPECT_EQ(load(bad / "width_mismatch.gguf", "off")->speculation(), Speculation::none);
 }

@@ -30,6 +30,14 @@
 
 namespace ember {
 
+// How sessions draft tokens for speculative decoding, and what a load asks for.
+enum class Speculation { none, mtp, dflash };
+enum class SpeculationRequest { automatic, off, mtp, dflash };
+// "none", "mtp", "dflash": the word the CLI, the app and JSON reports use.
+std::string_view speculation_name(Speculation method);
+// "auto", "off", "mtp" or "dflash"; throws ember::Error "speculation must be auto, off, mtp or dflash, not 'x'".
+SpeculationRequest parse_speculation_request(std::string_view word);
+
 struct LoadOptions {
     int threads = 0;                       // CPU threads; 0 = all
     // "auto" (the best GPU the model fits on, its experts on the host when only the rest fits, else the CPU:
@@ -41,9 +49,9 @@ struct LoadOptions {
     DevicePolicy device_policy;            // AMD's preferred backend, a cap on the GPU memory used
     LoadProgress progress;                 // fraction loaded; return false to cancel (load throws LoadCancelled)
     std::optional<std::filesystem::path> chat_template_file;  // overrides the file's tokenizer.chat_template
-    // Speculative decoding: "auto" (an embedded DFlash draft, else the model's MTP head, else none), "off",
-    // "mtp" or "dflash" (an error when the file has no such draft).
-    std::string speculation = "auto";
+    // Speculative decoding: automatic (an embedded DFlash draft, else the model's MTP head, else none), off, mtp or
+    // dflash (an error when the file has no such draft).
+    SpeculationRequest speculation = SpeculationRequest::automatic;
     // A standalone DFlash draft file to use with this model (instead of an embedded draft).
     std::optional<std::filesystem::path> draft_file;
     // The vision projector (mmproj GGUF) to pair with the model; without it, none (callers pair through
@@ -76,8 +84,8 @@ public:
     // Why the file's own template could not be used (empty when it could, or when there is none).
     const std::string& chat_template_error() const { return template_error_; }
     double load_seconds() const { return load_seconds_; }
-    // "none", "mtp" or "dflash": what sessions draft with.
-    const std::string& speculation() const { return speculation_; }
+    // What sessions draft with.
+    Speculation speculation() const { return speculation_; }
     // The paired vision projector, or nullptr.
     const vision::Projector* projector() const { return projector_.get(); }
     // Pairs a projector made elsewhere (e.g. a test double) before sessions are opened; throws like
@@ -101,7 +109,7 @@ private:
     std::optional<chat::Template> template_;
     std::string template_error_;
     double load_seconds_ = 0;
-    std::string speculation_ = "none";
+    Speculation speculation_ = Speculation::none;
     std::unique_ptr<gguf::File> draft_file_;           // a separate draft file, when given
     std::unique_ptr<DraftModel> dflash_;               // the DFlash draft model, when used
     std::unique_ptr<gguf::File> projector_file_;
@@ -145,7 +153,7 @@ enum class StopReason { end_of_generation, max_tokens, stop_string, cancelled, c
 std::string_view stop_reason_name(StopReason reason);
 
 struct GenerationStats {
-    std::string speculation = "none";  // the draft method in use
+    Speculation speculation = Speculation::none;  // the draft method in use
     int64_t draft_steps = 0;           // draft + verify steps
     int64_t drafted_tokens = 0;
     int64_t accepted_tokens = 0;
