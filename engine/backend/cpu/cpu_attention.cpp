@@ -150,9 +150,7 @@ void CpuBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor&
             "attention: cache rows do not match the kv heads");
     require(n_kv <= k_cache.rows && static_cast<int64_t>(positions.size()) == q.rows, "attention: bad lengths");
     require(p.window >= 0, "attention: negative window");
-    require(!p.sinks || (p.sinks->type == gguf::TensorType::F32 && p.sinks->rows * p.sinks->cols == p.n_head &&
-                         p.sinks->contiguous()),
-            "attention: sinks must be F32 with one value per query head");
+    require_attention_sinks(p);
     if (is_float_cache(k_cache.type) && is_float_cache(v_cache.type)) {
         attention_float_cache(q, k_cache, v_cache, n_kv, positions, p, out);
         return;

@@ -207,9 +207,7 @@ void GpuBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor&
     const gk::Rows qv = f32_rows(q, "attention q"), ov = f32_rows(out, "attention out");
     const gk::TypedRows kc = typed_rows(k_cache, "attention k cache"), vc = typed_rows(v_cache, "attention v cache");
     require(p.window >= 0, "attention: negative window");
-    require(!p.sinks || (p.sinks->type == gguf::TensorType::F32 && p.sinks->rows * p.sinks->cols == p.n_head &&
-                         p.sinks->contiguous()),
-            "attention: sinks must be F32 with one value per query head");
+    require_attention_sinks(p);
     const float* sinks = p.sinks ? f32_rows(*p.sinks, "attention sinks").data : nullptr;
     const gk::AttentionArgs a{p.n_head, p.n_head_kv, p.head_dim, p.scale, p.window, sinks};
     if (q.rows == 0) return;

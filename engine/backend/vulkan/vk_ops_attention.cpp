@@ -161,9 +161,7 @@ void VulkanBackend::attention(const Tensor& q, const Tensor& k_cache, const Tens
     require(n_kv <= k_cache.rows && static_cast<int64_t>(positions.size()) == q.rows, "attention: bad lengths");
     require(k_cache.type == v_cache.type, "attention: k and v caches differ in type");
     require(p.window >= 0, "attention: negative window");
-    require(!p.sinks || (p.sinks->type == gguf::TensorType::F32 && p.sinks->rows * p.sinks->cols == p.n_head &&
-                         p.sinks->contiguous()),
-            "attention: sinks must be F32 with one value per query head");
+    require_attention_sinks(p);
     using gguf::TensorType;
     require(k_cache.type == TensorType::F32 || k_cache.type == TensorType::F16 || k_cache.type == TensorType::Q8_0,
             "attention: the cache must be f32, f16 or q8_0");

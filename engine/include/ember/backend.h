@@ -80,6 +80,10 @@ struct AttentionParams {
     const Tensor* sinks = nullptr;
 };
 
+// Throws ember::Error "attention: sinks must be F32 with one value per query head" unless p.sinks is absent or is
+// a contiguous F32 tensor of p.n_head values (every backend's attention checks its sinks here).
+void require_attention_sinks(const AttentionParams& p);
+
 // The first cache row the query at `position` sees: 0, or the window's first row.
 inline int64_t first_visible_row(int64_t position, const AttentionParams& p) {
     return p.window > 0 && position >= p.window ? position - p.window + 1 : 0;
