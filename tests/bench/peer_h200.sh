@@ -28,7 +28,7 @@ python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .
 untar() { python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$1" "$2"; }
 untar .gpurun/bin.tar.xz "$work/bin"
 untar .gpurun/libs.tar.xz "$work"
-ldconfig -p | grep -q 'libpcre2-8.so.0 ' && rm -f "$work/libs/libpcre2-8.so.0"
+for l in "$work"/libs/*; do ldconfig -p | grep -q " $(basename "$l") " && rm -f "$l"; done  # the system's own first
 export LD_LIBRARY_PATH=$work/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 ember=$work/bin/ember-cli
 

@@ -7,22 +7,28 @@
 
 namespace ember::vulkan {
 
-Loader::Loader() {
+namespace {
+
+PFN_vkGetInstanceProcAddr open_loader() {
+    void* library = nullptr;
     for (const char* name : {"libvulkan.so.1", "libvulkan.so"}) {
-        library_ = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-        if (library_) break;
+        library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+        if (library) break;
     }
-    if (!library_) throw Error("vulkan: no Vulkan loader (libvulkan.so.1) is installed");
-    get_instance_proc_addr_ =
-        reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(library_, "vkGetInstanceProcAddr"));
-    if (!get_instance_proc_addr_) {
-        dlclose(library_);
+    if (!library) throw Error("vulkan: no Vulkan loader (libvulkan.so.1) is installed");
+    auto entry = reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(library, "vkGetInstanceProcAddr"));
+    if (!entry) {
+        dlclose(library);
         throw Error("vulkan: the loader has no vkGetInstanceProcAddr");
     }
+    return entry;  // the library stays open: see loader_entry_point
 }
 
-Loader::~Loader() {
-    if (library_) dlclose(library_);
+}  // namespace
+
+PFN_vkGetInstanceProcAddr loader_entry_point() {
+    static const PFN_vkGetInstanceProcAddr entry = open_loader();
+    return entry;
 }
 
 void load_global_functions(Api& api, PFN_vkGetInstanceProcAddr gipa) {

@@ -86,19 +86,9 @@ struct Api {
 #undef EMBER_VK_DECLARE
 };
 
-// The loader library, open for the lifetime of this object.
-class Loader {
-public:
-    Loader();  // throws ember::Error when no Vulkan loader is installed
-    ~Loader();
-    Loader(const Loader&) = delete;
-    Loader& operator=(const Loader&) = delete;
-    PFN_vkGetInstanceProcAddr get_instance_proc_addr() const { return get_instance_proc_addr_; }
-
-private:
-    void* library_ = nullptr;
-    PFN_vkGetInstanceProcAddr get_instance_proc_addr_ = nullptr;
-};
+// The loader library's entry point; the library is opened once and stays loaded for the life of the process.
+// Throws ember::Error when no Vulkan loader is installed (and tries again on the next call).
+PFN_vkGetInstanceProcAddr loader_entry_point();
 
 void load_global_functions(Api& api, PFN_vkGetInstanceProcAddr gipa);
 void load_instance_functions(Api& api, VkInstance instance);

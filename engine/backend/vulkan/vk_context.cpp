@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <mutex>
 
 #include "ember/error.h"
 
@@ -74,7 +75,7 @@ bool has_coopmat_shape(const Api& api, VkPhysicalDevice device) {
 }  // namespace
 
 Instance::Instance() {
-    load_global_functions(api_, loader_.get_instance_proc_addr());
+    load_global_functions(api_, loader_entry_point());
     uint32_t version = VK_API_VERSION_1_0;
     if (api_.vkEnumerateInstanceVersion) api_.vkEnumerateInstanceVersion(&version);
     if (version < VK_API_VERSION_1_2)
@@ -93,6 +94,16 @@ Instance::Instance() {
 
 Instance::~Instance() {
     if (instance_) api_.vkDestroyInstance(instance_, nullptr);
+}
+
+std::shared_ptr<const Instance> shared_instance() {
+    static std::mutex mutex;
+    // Never destroyed: NVIDIA's driver crashes when the instance is destroyed during the process's exit (static
+    // destructors), and the process is ending anyway.
+    static auto* instance = new std::shared_ptr<const Instance>();
+    std::lock_guard lock(mutex);
+    if (!*instance) *instance = std::make_shared<const Instance>();
+    return *instance;
 }
 
 std::vector<PhysicalDeviceSummary> Instance::devices() const {
@@ -194,7 +205,7 @@ std::vector<PhysicalDeviceSummary> Instance::devices() const {
     return out;
 }
 
-Context::Context(const std::string& selector) : instance_(std::make_unique<Instance>()) {
+Context::Context(const std::string& selector) : instance_(shared_instance()) {
     api_ = instance_->api();
     const std::vector<PhysicalDeviceSummary> all = instance_->devices();
     if (all.empty()) throw Error("vulkan: no Vulkan device is present");

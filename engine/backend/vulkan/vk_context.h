@@ -39,11 +39,17 @@ public:
     uint32_t api_version() const { return api_version_; }  // the version the instance was made for (1.2 or 1.3)
 
 private:
-    Loader loader_;
     Api api_;
     VkInstance instance_ = VK_NULL_HANDLE;
     uint32_t api_version_ = VK_API_VERSION_1_2;
 };
+
+// The process's one Vulkan instance, made on first use (and tried again after a failure) and kept until the
+// process ends. Every backend and device listing shares it: destroying the last instance makes the loader unload
+// the driver, and NVIDIA's driver cannot be loaded again indefinitely (after about 70 instances in one process,
+// vkCreateInstance fails with VK_ERROR_INCOMPATIBLE_DRIVER: "Could not get 'vkCreateInstance' ... for ICD
+// libGLX_nvidia.so.0").
+std::shared_ptr<const Instance> shared_instance();
 
 struct MemoryTypes {
     uint32_t device_local = UINT32_MAX;  // for weights and activations
@@ -78,7 +84,7 @@ public:
     bool cooperative_matrix() const { return cooperative_matrix_; }
 
 private:
-    std::unique_ptr<Instance> instance_;
+    std::shared_ptr<const Instance> instance_;
     Api api_;  // the instance's functions plus this device's
     VkPhysicalDevice physical_ = VK_NULL_HANDLE;
     VkPhysicalDeviceProperties properties_{};

@@ -11,9 +11,9 @@ std::unique_ptr<Backend> make_vulkan_backend(const std::string& device_selector)
 
 std::vector<DeviceInfo> list_vulkan_devices(std::string* error) {
     try {
-        const Instance instance;
+        const std::shared_ptr<const Instance> instance = shared_instance();
         std::vector<DeviceInfo> out;
-        for (const PhysicalDeviceSummary& s : instance.devices()) out.push_back(s.info);
+        for (const PhysicalDeviceSummary& s : instance->devices()) out.push_back(s.info);
         if (out.empty() && error) *error = "the Vulkan loader found no device";
         return out;
     } catch (const Error& e) {

@@ -35,7 +35,7 @@ untar() { python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(
 untar "$carry/bin.tar.xz" "$work/bin"
 untar "$carry/fixtures.tar.xz" "$work"
 untar "$carry/libs.tar.xz" "$work"
-ldconfig -p | grep -q 'libpcre2-8.so.0 ' && rm -f "$work/libs/libpcre2-8.so.0"  # the system's own, where it has one
+for l in "$work"/libs/*; do ldconfig -p | grep -q " $(basename "$l") " && rm -f "$l"; done  # the system's own first
 export LD_LIBRARY_PATH=$work/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export EMBER_FIXTURES=$work/fixtures
 bin=$work/bin
