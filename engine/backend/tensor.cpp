@@ -5,12 +5,6 @@ namespace ember {
 
 bool Tensor::contiguous() const { return row_stride == gguf::row_bytes(type, cols); }
 
-void require_attention_sinks(const AttentionParams& p) {
-    if (p.sinks && !(p.sinks->type == gguf::TensorType::F32 && p.sinks->rows * p.sinks->cols == p.n_head &&
-                     p.sinks->contiguous()))
-        throw Error("attention: sinks must be F32 with one value per query head");
-}
-
 Tensor Tensor::column_range(int64_t first, int64_t n) const {
     const gguf::TypeTraits& t = gguf::traits(type);
     if (t.block_size != 1) throw Error("column views of block-quantized tensors are not supported");

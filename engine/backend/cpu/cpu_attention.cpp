@@ -7,7 +7,6 @@
 #include <cstring>
 
 #include "backend/cpu/cpu_backend.h"
-#include "backend/cpu/cpu_checks.h"
 #include "backend/cpu/host_buffer.h"
 #include "ember/quant.h"
 
@@ -123,34 +122,17 @@ void CpuBackend::attention_float_cache(const Tensor& q, const Tensor& k_cache, c
     });
 }
 
-void CpuBackend::store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
-                          std::span<const int32_t> positions) {
-    require_f32(k, "store_kv k");
-    require_f32(v, "store_kv v");
-    require(k.cols == k_cache.cols && v.cols == v_cache.cols, "store_kv: row length differs from the cache");
-    require(static_cast<int64_t>(positions.size()) == k.rows && k.rows == v.rows, "store_kv: one position per row");
+void CpuBackend::do_store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
+                             std::span<const int32_t> positions) {
     for (size_t i = 0; i < positions.size(); ++i) {
         const int32_t pos = positions[i];
-        require(pos >= 0 && pos < k_cache.rows && pos < v_cache.rows,
-                "store_kv: position " + std::to_string(pos) + " outside the cache");
         store_row(reinterpret_cast<const float*>(host_data(k) + i * k.row_stride), k_cache, pos);
         store_row(reinterpret_cast<const float*>(host_data(v) + i * v.row_stride), v_cache, pos);
     }
 }
 
-void CpuBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
-                           std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) {
-    require_f32(q, "attention q");
-    require_f32(out, "attention out");
-    require(p.head_dim > 0 && p.head_dim <= max_head_dim, "attention: head size out of range");
-    require(p.n_head > 0 && p.n_head_kv > 0 && p.n_head % p.n_head_kv == 0, "attention: bad head counts");
-    require(q.cols == int64_t{p.n_head} * p.head_dim && out.cols == q.cols && out.rows == q.rows,
-            "attention: q/out shapes do not match the heads");
-    require(k_cache.cols == int64_t{p.n_head_kv} * p.head_dim && v_cache.cols == k_cache.cols,
-            "attention: cache rows do not match the kv heads");
-    require(n_kv <= k_cache.rows && static_cast<int64_t>(positions.size()) == q.rows, "attention: bad lengths");
-    require(p.window >= 0, "attention: negative window");
-    require_attention_sinks(p);
+void CpuBackend::do_attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
+                              std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) {
     if (is_float_cache(k_cache.type) && is_float_cache(v_cache.type)) {
         attention_float_cache(q, k_cache, v_cache, n_kv, positions, p, out);
         return;

@@ -5,7 +5,6 @@
 #include <thread>
 
 #include "backend/cpu/host_buffer.h"
-#include "backend/cpu/cpu_checks.h"
 #include "ember/quant.h"
 
 namespace ember::cpu_backend {
@@ -33,36 +32,22 @@ std::unique_ptr<Buffer> CpuBackend::map_weights(std::span<const std::byte> bytes
     return std::make_unique<BorrowedBuffer>(bytes);
 }
 
-void CpuBackend::write(const Tensor& dst, std::span<const std::byte> src) {
-    require(src.size() == dst.bytes(), "write: size mismatch");
+void CpuBackend::do_write(const Tensor& dst, std::span<const std::byte> src) {
     std::memcpy(host_data(dst), src.data(), src.size());
 }
 
-void CpuBackend::read(const Tensor& src, std::span<std::byte> dst) {
-    require(dst.size() == src.bytes(), "read: size mismatch");
+void CpuBackend::do_read(const Tensor& src, std::span<std::byte> dst) {
     std::memcpy(dst.data(), host_data(src), dst.size());
 }
 
-void CpuBackend::get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) {
-    require_f32(out, "get_rows out");
-    require(out.cols == table.cols && out.rows == static_cast<int64_t>(ids.size()), "get_rows: shape mismatch");
+void CpuBackend::do_get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) {
     for (size_t i = 0; i < ids.size(); ++i) {
-        if (ids[i] < 0 || ids[i] >= table.rows)
-            throw Error("token id " + std::to_string(ids[i]) + " is outside the embedding table (" +
-                        std::to_string(table.rows) + " rows)");
         quant::dequantize_row(table.type, host_data(table) + static_cast<size_t>(ids[i]) * table.row_stride,
                               host_f32(out.row_range(static_cast<int64_t>(i), 1)), table.cols);
     }
 }
 
-void CpuBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) {
-    require_f32(x, "matmul input");
-    require_f32(out, "matmul output");
-    require(x.contiguous() && out.contiguous(), "matmul: activations must be contiguous");
-    require(x.cols == w.cols && out.cols == w.rows && out.rows == x.rows,
-            "matmul: shapes [" + std::to_string(w.rows) + "x" + std::to_string(w.cols) + "] x [" +
-                std::to_string(x.rows) + "x" + std::to_string(x.cols) + "] -> [" + std::to_string(out.rows) + "x" +
-                std::to_string(out.cols) + "] do not fit");
+void CpuBackend::do_matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) {
     matmul_rows({w.type, host_data(w), w.rows, w.cols, w.row_stride}, host_f32(x), x.rows, host_f32(out));
     if (bias) add(out, *bias, out);
 }
@@ -77,8 +62,7 @@ void CpuBackend::matmul_rows(const cpu::WeightMatrix& w, const float* x, int64_t
     counters_.weight_bytes += static_cast<uint64_t>(w.rows) * w.row_stride;
 }
 
-void CpuBackend::convert(const Tensor& x, const Tensor& out) {
-    require(x.rows == out.rows && x.cols == out.cols, "convert: shape mismatch");
+void CpuBackend::do_convert(const Tensor& x, const Tensor& out) {
     if (x.type == out.type) {  // a copy (snapshots, checkpoints)
         const size_t bytes = gguf::row_bytes(x.type, x.cols);
         if (x.contiguous() && out.contiguous()) {

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "backend/cpu/cpu_backend.h"
-#include "backend/cpu/cpu_checks.h"
 #include "backend/cpu/host_buffer.h"
 
 namespace ember::cpu_backend {
@@ -151,24 +150,10 @@ void chunk_step(const HeadView& h, int64_t first, int c, float* S, std::vector<d
 
 }  // namespace
 
-void CpuBackend::delta_rule(const DeltaRuleArgs& a) {
+void CpuBackend::do_delta_rule(const DeltaRuleArgs& a) {
     const int64_t n = a.q.rows;
-    require(a.n_k_heads > 0 && a.n_v_heads > 0 && a.d_k > 0 && a.d_v > 0, "delta_rule: bad head sizes");
-    for (const Tensor* t : {&a.q, &a.k, &a.v, &a.g, &a.beta, &a.state, &a.out}) require_f32(*t, "delta_rule tensor");
-    require(a.k.rows == n && a.v.rows == n && a.g.rows == n && a.beta.rows == n && a.out.rows == n,
-            "delta_rule: every input needs one row per token");
-    require(a.q.cols == int64_t{a.n_k_heads} * a.d_k && a.k.cols == a.q.cols, "delta_rule: q/k widths");
-    require(a.v.cols == int64_t{a.n_v_heads} * a.d_v && a.out.cols == a.v.cols, "delta_rule: v/out widths");
-    require(a.g.cols == a.n_v_heads && a.beta.cols == a.n_v_heads, "delta_rule: one g and beta per value head");
     const int64_t head_state = int64_t{a.d_k} * a.d_v;
-    require(a.state.contiguous() && a.state.rows * a.state.cols == a.n_v_heads * head_state,
-            "delta_rule: state must hold n_v_heads * d_k * d_v floats");
-    require(a.chunk_size >= 0 && a.chunk_size <= kMaxChunk, "delta_rule: chunk size must be 0 to 64");
     const int64_t n_snap = a.snapshots ? a.snapshots->rows : 0;
-    if (a.snapshots)
-        require(a.snapshots->type == gguf::TensorType::F32 && a.snapshots->contiguous() && n_snap <= n &&
-                    a.snapshots->cols == a.n_v_heads * head_state,
-                "delta_rule: snapshots must be [K <= T, n_v_heads * d_k * d_v]");
     // Tokens [0, n - n_snap) may use the chunked form; the snapshotted tail always runs token by token.
     const int64_t bulk = n - n_snap;
 

@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "backend/cpu/cpu_backend.h"
-#include "backend/cpu/cpu_checks.h"
 #include "backend/cpu/cpu_math.h"
 #include "backend/cpu/host_buffer.h"
 
@@ -15,11 +14,7 @@ float* row_of(const Tensor& t, int64_t r) { return host_row(t, r); }
 
 }  // namespace
 
-void CpuBackend::rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) {
-    require_f32(x, "rms_norm input");
-    require_f32(weight, "rms_norm weight");
-    require_same_shape(x, out, "rms_norm");
-    require(weight.rows * weight.cols == x.cols, "rms_norm: weight length differs from the row length");
+void CpuBackend::do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) {
     const float* w = host_f32(weight);
     for_rows(x.rows, x.cols, [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
@@ -33,14 +28,8 @@ void CpuBackend::rms_norm(const Tensor& x, const Tensor& weight, float eps, cons
     });
 }
 
-void CpuBackend::layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps, const Tensor& out) {
-    require_f32(x, "layer_norm input");
-    require_f32(weight, "layer_norm weight");
-    require_f32(bias, "layer_norm bias");
-    require_f32(out, "layer_norm output");
-    require_same_shape(x, out, "layer_norm");
-    require(weight.rows * weight.cols == x.cols && bias.rows * bias.cols == x.cols,
-            "layer_norm: weight or bias length differs from the row length");
+void CpuBackend::do_layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
+                               const Tensor& out) {
     const float* w = host_f32(weight);
     const float* b = host_f32(bias);
     for_rows(x.rows, x.cols * 2, [&](int64_t begin, int64_t end) {
@@ -59,11 +48,7 @@ void CpuBackend::layer_norm(const Tensor& x, const Tensor& weight, const Tensor&
     });
 }
 
-void CpuBackend::add(const Tensor& a, const Tensor& b, const Tensor& out) {
-    require_f32(a, "add input");
-    require_f32(b, "add input");
-    require_same_shape(a, out, "add");
-    require(b.cols == a.cols && (b.rows == a.rows || b.rows == 1), "add: operand shapes differ");
+void CpuBackend::do_add(const Tensor& a, const Tensor& b, const Tensor& out) {
     for_rows(a.rows, a.cols, [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
             const float* pa = row_of(a, r);
@@ -74,12 +59,8 @@ void CpuBackend::add(const Tensor& a, const Tensor& b, const Tensor& out) {
     });
 }
 
-void CpuBackend::mul(const Tensor& a, const Tensor& b, const Tensor& out) {
-    require_f32(a, "mul input");
-    require_f32(b, "mul input");
-    require_same_shape(a, out, "mul");
+void CpuBackend::do_mul(const Tensor& a, const Tensor& b, const Tensor& out) {
     const bool column = b.cols == 1 && b.rows == a.rows && a.cols != 1;
-    require(column || (b.cols == a.cols && (b.rows == a.rows || b.rows == 1)), "mul: operand shapes differ");
     for_rows(a.rows, a.cols, [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
             const float* pa = row_of(a, r);
@@ -93,9 +74,7 @@ void CpuBackend::mul(const Tensor& a, const Tensor& b, const Tensor& out) {
     });
 }
 
-void CpuBackend::scale(const Tensor& x, float s, const Tensor& out) {
-    require_f32(x, "scale input");
-    require_same_shape(x, out, "scale");
+void CpuBackend::do_scale(const Tensor& x, float s, const Tensor& out) {
     for_rows(x.rows, x.cols, [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
             const float* px = row_of(x, r);
@@ -105,11 +84,7 @@ void CpuBackend::scale(const Tensor& x, float s, const Tensor& out) {
     });
 }
 
-void CpuBackend::gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out) {
-    require_f32(gate, "gated activation gate");
-    require_f32(up, "gated activation up");
-    require_same_shape(gate, up, "gated activation");
-    require_same_shape(gate, out, "gated activation");
+void CpuBackend::do_gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out) {
     for_rows(gate.rows, gate.cols * 8, [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
             const float* g = row_of(gate, r);
@@ -130,8 +105,7 @@ void CpuBackend::gated_activation(Activation act, const Tensor& gate, const Tens
     });
 }
 
-void CpuBackend::softmax(const Tensor& x) {
-    require_f32(x, "softmax input");
+void CpuBackend::do_softmax(const Tensor& x) {
     for_rows(x.rows, x.cols * 4, [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
             float* p = row_of(x, r);

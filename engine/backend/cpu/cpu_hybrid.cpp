@@ -5,16 +5,12 @@
 #include <cstring>
 
 #include "backend/cpu/cpu_backend.h"
-#include "backend/cpu/cpu_checks.h"
 #include "backend/cpu/cpu_math.h"
 #include "backend/cpu/host_buffer.h"
 
 namespace ember::cpu_backend {
 
-void CpuBackend::unary(UnaryOp op, const Tensor& x, const Tensor& out) {
-    require_f32(x, "unary input");
-    require_f32(out, "unary output");
-    require_same_shape(x, out, "unary");
+void CpuBackend::do_unary(UnaryOp op, const Tensor& x, const Tensor& out) {
     for_rows(x.rows, x.cols * 8, [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
             const float* in = host_row(x, r);
@@ -35,10 +31,7 @@ void CpuBackend::unary(UnaryOp op, const Tensor& x, const Tensor& out) {
     });
 }
 
-void CpuBackend::l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& out) {
-    require_f32(x, "l2_norm input");
-    require_same_shape(x, out, "l2_norm");
-    require(head_dim > 0 && x.cols % head_dim == 0, "l2_norm: row length is not a multiple of the head size");
+void CpuBackend::do_l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& out) {
     for_rows(x.rows, x.cols * 2, [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
             const float* in = host_row(x, r);
@@ -53,14 +46,8 @@ void CpuBackend::l2_norm(const Tensor& x, int head_dim, float eps, const Tensor&
     });
 }
 
-void CpuBackend::rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps,
-                                const Tensor& out) {
-    require_f32(x, "gated rms_norm input");
-    require_f32(weight, "gated rms_norm weight");
-    require_f32(z, "gated rms_norm gate");
-    require_same_shape(x, out, "gated rms_norm");
-    require_same_shape(x, z, "gated rms_norm gate");
-    require(weight.rows * weight.cols == x.cols, "gated rms_norm: weight length differs from the row length");
+void CpuBackend::do_rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps,
+                                   const Tensor& out) {
     const float* w = host_f32(weight);
     for_rows(x.rows, x.cols * 4, [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
@@ -75,16 +62,9 @@ void CpuBackend::rms_norm_gated(const Tensor& x, const Tensor& weight, const Ten
     });
 }
 
-void CpuBackend::conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) {
-    require_f32(x, "conv1d input");
-    require_f32(weight, "conv1d weight");
-    require_f32(state, "conv1d state");
-    require_same_shape(x, out, "conv1d");
+void CpuBackend::do_conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) {
     const int64_t channels = x.cols;
     const int64_t kernel = weight.cols;
-    require(weight.rows == channels && kernel >= 1, "conv1d: weight must be [channels, kernel]");
-    require(state.rows == kernel - 1 && state.cols == channels, "conv1d: state must be [kernel - 1, channels]");
-    require(host_data(out) != host_data(x) || kernel == 1, "conv1d: out must not alias the input");
     const int64_t n = x.rows;
     const float* w = host_f32(weight);
     // Input row i of the extended sequence [state rows..., x rows...].

@@ -7,18 +7,12 @@
 #include <cstring>
 
 #include "backend/cpu/cpu_backend.h"
-#include "backend/cpu/cpu_checks.h"
 #include "backend/cpu/host_buffer.h"
 
 namespace ember::cpu_backend {
 
-void CpuBackend::moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) {
-    require_f32(logits, "moe_route logits");
-    require(ids.type == gguf::TensorType::I32 && weights.type == gguf::TensorType::F32, "moe_route: ids I32, weights F32");
+void CpuBackend::do_moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) {
     const int64_t n_experts = logits.cols;
-    require(k >= 1 && k <= n_experts, "moe_route: k must be 1 to the expert count");
-    require(ids.rows == logits.rows && ids.cols == k && weights.rows == logits.rows && weights.cols == k,
-            "moe_route: ids and weights must be [tokens, k]");
     std::vector<int32_t> order(static_cast<size_t>(n_experts));
     std::vector<double> p(static_cast<size_t>(n_experts));
     for (int64_t t = 0; t < logits.rows; ++t) {
@@ -44,18 +38,11 @@ void CpuBackend::moe_route(const Tensor& logits, int k, const Tensor& ids, const
     }
 }
 
-void CpuBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
-                                const Tensor& out) {
-    require_f32(x, "matmul_experts input");
-    require_f32(out, "matmul_experts output");
-    require(ids.type == gguf::TensorType::I32, "matmul_experts: ids must be I32");
-    require(n_experts > 0 && w.rows % n_experts == 0, "matmul_experts: weight rows are not a multiple of the experts");
+void CpuBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
+                                   const Tensor& out) {
     const int64_t rows = w.rows / n_experts;
     const int64_t n_tokens = ids.rows;
     const int64_t k = ids.cols;
-    require(x.cols == w.cols && (x.rows == n_tokens || x.rows == n_tokens * k), "matmul_experts: input shape");
-    require(out.rows == n_tokens * k && out.cols == rows, "matmul_experts: output must be [tokens * k, rows]");
-    require(x.contiguous() && out.contiguous(), "matmul_experts: activations must be contiguous");
 
     // Slots (t, j) grouped by expert: expert_rows_ holds slot indices sorted by expert.
     expert_rows_.resize(static_cast<size_t>(n_tokens * k));
@@ -101,13 +88,8 @@ void CpuBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Tensor
     }
 }
 
-void CpuBackend::add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) {
-    require_f32(bias, "add_expert_bias bias");
-    require_f32(out, "add_expert_bias output");
-    require(ids.type == gguf::TensorType::I32, "add_expert_bias: ids must be I32");
+void CpuBackend::do_add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) {
     const int64_t k = ids.cols;
-    require(out.rows == ids.rows * k && out.cols == bias.cols,
-            "add_expert_bias: output must be [tokens * k, bias cols]");
     const int64_t n_experts = bias.rows;
     for (int64_t t = 0; t < ids.rows; ++t) {
         const auto* row = reinterpret_cast<const int32_t*>(host_data(ids) + static_cast<size_t>(t) * ids.row_stride);
@@ -126,12 +108,8 @@ void CpuBackend::add_expert_bias(const Tensor& bias, const Tensor& ids, const Te
     });
 }
 
-void CpuBackend::moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) {
-    require_f32(y, "moe_combine input");
-    require_f32(weights, "moe_combine weights");
-    require_f32(out, "moe_combine output");
+void CpuBackend::do_moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) {
     const int64_t k = weights.cols;
-    require(y.rows == out.rows * k && y.cols == out.cols && weights.rows == out.rows, "moe_combine: shapes");
     for_rows(out.rows, out.cols * k, [&](int64_t begin, int64_t end) {
         for (int64_t t = begin; t < end; ++t) {
             float* o = host_row(out, t);

@@ -6,28 +6,17 @@
 #include <cmath>
 
 #include "backend/cpu/cpu_backend.h"
-#include "backend/cpu/cpu_checks.h"
 #include "backend/cpu/host_buffer.h"
 #include "backend/rope_angle.h"
 
 namespace ember::cpu_backend {
 
-void CpuBackend::rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
-                      const Tensor* freq_factors) {
-    require_f32(x, "rope input");
-    const size_t per_row = rope_angle::positions_per_row(p.mode);
-    require(positions.size() == static_cast<size_t>(x.rows) * per_row,
-            per_row == 3   ? "rope: three positions (t, h, w) per row"
-            : per_row == 2 ? "rope: two positions (row, col) per row"
-                           : "rope: one position per row");
-    require(head_dim > 0 && x.cols % head_dim == 0, "rope: row length is not a multiple of the head size");
-    require(rope_angle::valid_n_rot(p, head_dim), "rope: bad rotary dimension count");
+void CpuBackend::do_rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
+                         const Tensor* freq_factors) {
     const int64_t n_heads = x.cols / head_dim;
     const int half = p.n_rot / 2;
     const float* factors = nullptr;
     if (freq_factors) {
-        require_f32(*freq_factors, "rope frequency factors");
-        require(freq_factors->rows * freq_factors->cols == half, "rope: need n_rot/2 frequency factors");
         factors = host_f32(*freq_factors);
     }
     for_rows(x.rows, x.cols * 4, [&](int64_t begin, int64_t end) {

@@ -89,8 +89,7 @@ std::unique_ptr<Buffer> GpuBackend::map_weights(std::span<const std::byte> bytes
     return buffer;
 }
 
-void GpuBackend::write(const Tensor& dst, std::span<const std::byte> src) {
-    require(src.size() == dst.bytes(), "write: size mismatch");
+void GpuBackend::do_write(const Tensor& dst, std::span<const std::byte> src) {
     require(dst.contiguous(), "write: the destination must be contiguous");
     GpuBuffer& b = gpu_buffer(dst, "write");
     require(b.writable(), "write: weights read in place from the file cannot be written");
@@ -108,8 +107,7 @@ void GpuBackend::write(const Tensor& dst, std::span<const std::byte> src) {
     check(gpu::memcpy_sync(d, src.data(), src.size(), gpu::kHostToDevice), "writing a tensor");
 }
 
-void GpuBackend::read(const Tensor& src, std::span<std::byte> dst) {
-    require(dst.size() == src.bytes(), "read: size mismatch");
+void GpuBackend::do_read(const Tensor& src, std::span<std::byte> dst) {
     require(src.contiguous(), "read: the source must be contiguous");
     std::byte* s = device_data(src, "read");
     ctx_->steps->flush();
@@ -137,17 +135,12 @@ std::byte* GpuBackend::scratch(Scratch kind, size_t bytes) {
     return static_cast<GpuBuffer&>(*s).device();
 }
 
-void GpuBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) {
-    require(x.cols == w.cols && out.cols == w.rows && out.rows == x.rows,
-            "matmul: shapes [" + std::to_string(w.rows) + "x" + std::to_string(w.cols) + "] x [" +
-                std::to_string(x.rows) + "x" + std::to_string(x.cols) + "] -> [" + std::to_string(out.rows) + "x" +
-                std::to_string(out.cols) + "] do not fit");
+void GpuBackend::do_matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) {
     const gk::Weights wv = weights_of(w, "matmul weights");
     const gk::Rows xv = f32_rows(x, "matmul input");
     const gk::Rows ov = f32_rows(out, "matmul output");
     const float* bv = nullptr;
     if (bias) {
-        require(bias->rows * bias->cols == w.rows, "matmul: bias length differs from the output rows");
         bv = f32_rows(*bias, "matmul bias").data;
     }
     if (x.rows > gk::kMaxMatvecTokens && x.rows <= kChunkedMatvecMaxTokens && w.cols % 32 == 0 &&
@@ -179,16 +172,11 @@ void GpuBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, con
     }
 }
 
-void GpuBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
-                                const Tensor& out) {
-    require(ids.type == gguf::TensorType::I32 && ids.contiguous(), "matmul_experts: ids must be contiguous I32");
-    require(n_experts > 0 && w.rows % n_experts == 0, "matmul_experts: weight rows are not a multiple of the experts");
+void GpuBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
+                                   const Tensor& out) {
     const int64_t rows = w.rows / n_experts;
     const int64_t tokens = ids.rows;
     const int k = static_cast<int>(ids.cols);
-    require(x.cols == w.cols && (x.rows == tokens || x.rows == tokens * k), "matmul_experts: input shape");
-    require(out.rows == tokens * k && out.cols == rows, "matmul_experts: output must be [tokens * k, rows]");
-    require(x.contiguous() && out.contiguous(), "matmul_experts: activations must be contiguous");
     require(w.cols % 32 == 0, "matmul_experts: row length must be a multiple of 32");
     const gk::Weights wv = weights_of(w, "matmul_experts weights");
     const gk::Rows xv = f32_rows(x, "matmul_experts input");

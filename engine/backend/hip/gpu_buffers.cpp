@@ -136,10 +136,4 @@ gpu_kernels::TypedRows typed_rows(const Tensor& t, const char* what) {
             t.row_stride};
 }
 
-void require_same_shape(const Tensor& a, const Tensor& b, const char* what) {
-    require(a.rows == b.rows && a.cols == b.cols,
-            std::string(what) + ": shapes " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " and " +
-                std::to_string(b.rows) + "x" + std::to_string(b.cols) + " differ");
-}
-
 }  // namespace ember::gpu_backend

@@ -74,6 +74,5 @@ std::byte* device_data(const Tensor& t, const char* what);
 gpu_kernels::Rows f32_rows(const Tensor& t, const char* what);
 gpu_kernels::Weights weights_of(const Tensor& t, const char* what);
 gpu_kernels::TypedRows typed_rows(const Tensor& t, const char* what);
-void require_same_shape(const Tensor& a, const Tensor& b, const char* what);
 
 }  // namespace ember::gpu_backend

@@ -6,7 +6,6 @@
 #include "backend/hip/gpu_backend.h"
 #include "backend/hip/gpu_buffers.h"
 #include "backend/hip/gpu_key.h"
-#include "backend/rope_angle.h"
 
 namespace ember::gpu_backend {
 
@@ -39,12 +38,7 @@ gk::Gated gated_of(Activation act) {
 
 }  // namespace
 
-void GpuBackend::get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) {
-    require(out.cols == table.cols && out.rows == static_cast<int64_t>(ids.size()), "get_rows: shape mismatch");
-    for (int32_t id : ids)
-        if (id < 0 || id >= table.rows)
-            throw Error("token id " + std::to_string(id) + " is outside the embedding table (" +
-                        std::to_string(table.rows) + " rows)");
+void GpuBackend::do_get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) {
     const gk::Weights tv = weights_of(table, "get_rows table");
     const gk::Rows ov = f32_rows(out, "get_rows out");
     if (ids.empty()) return;
@@ -54,19 +48,15 @@ void GpuBackend::get_rows(const Tensor& table, std::span<const int32_t> ids, con
     });
 }
 
-void GpuBackend::rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) {
-    require_same_shape(x, out, "rms_norm");
-    require(weight.rows * weight.cols == x.cols, "rms_norm: weight length differs from the row length");
+void GpuBackend::do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) {
     const gk::Rows xv = f32_rows(x, "rms_norm input"), ov = f32_rows(out, "rms_norm output");
     const float* wv = f32_rows(weight, "rms_norm weight").data;
     record(launch_key("rms_norm", xv, wv, eps, ov),
            [=](const gk::Launch& l, const std::byte*) { gk::rms_norm(l, xv, wv, eps, ov); });
 }
 
-void GpuBackend::layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps, const Tensor& out) {
-    require_same_shape(x, out, "layer_norm");
-    require(weight.rows * weight.cols == x.cols && bias.rows * bias.cols == x.cols,
-            "layer_norm: weight or bias length differs from the row length");
+void GpuBackend::do_layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
+                               const Tensor& out) {
     const gk::Rows xv = f32_rows(x, "layer_norm input"), ov = f32_rows(out, "layer_norm output");
     const float* wv = f32_rows(weight, "layer_norm weight").data;
     const float* bv = f32_rows(bias, "layer_norm bias").data;
@@ -75,30 +65,22 @@ void GpuBackend::layer_norm(const Tensor& x, const Tensor& weight, const Tensor&
            [=](const gk::Launch& l, const std::byte*) { gk::layer_norm(l, xv, wv, bv, eps, ov); });
 }
 
-void GpuBackend::add(const Tensor& a, const Tensor& b, const Tensor& out) {
-    require_same_shape(a, out, "add");
-    require(b.cols == a.cols && (b.rows == a.rows || b.rows == 1), "add: operand shapes differ");
+void GpuBackend::do_add(const Tensor& a, const Tensor& b, const Tensor& out) {
     const gk::Rows av = f32_rows(a, "add input"), bv = f32_rows(b, "add input"), ov = f32_rows(out, "add output");
     record(launch_key("add", av, bv, ov), [=](const gk::Launch& l, const std::byte*) { gk::add(l, av, bv, ov); });
 }
 
-void GpuBackend::mul(const Tensor& a, const Tensor& b, const Tensor& out) {
-    require_same_shape(a, out, "mul");
-    require((b.cols == a.cols && (b.rows == a.rows || b.rows == 1)) || (b.cols == 1 && b.rows == a.rows),
-            "mul: operand shapes differ");
+void GpuBackend::do_mul(const Tensor& a, const Tensor& b, const Tensor& out) {
     const gk::Rows av = f32_rows(a, "mul input"), bv = f32_rows(b, "mul input"), ov = f32_rows(out, "mul output");
     record(launch_key("mul", av, bv, ov), [=](const gk::Launch& l, const std::byte*) { gk::mul(l, av, bv, ov); });
 }
 
-void GpuBackend::scale(const Tensor& x, float s, const Tensor& out) {
-    require_same_shape(x, out, "scale");
+void GpuBackend::do_scale(const Tensor& x, float s, const Tensor& out) {
     const gk::Rows xv = f32_rows(x, "scale input"), ov = f32_rows(out, "scale output");
     record(launch_key("scale", xv, s, ov), [=](const gk::Launch& l, const std::byte*) { gk::scale(l, xv, s, ov); });
 }
 
-void GpuBackend::gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out) {
-    require_same_shape(gate, up, "gated activation");
-    require_same_shape(gate, out, "gated activation");
+void GpuBackend::do_gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out) {
     const gk::Rows gv = f32_rows(gate, "gated activation gate"), uv = f32_rows(up, "gated activation up"),
                    ov = f32_rows(out, "gated activation output");
     const gk::Gated a = gated_of(act);
@@ -106,25 +88,20 @@ void GpuBackend::gated_activation(Activation act, const Tensor& gate, const Tens
            [=](const gk::Launch& l, const std::byte*) { gk::gated_activation(l, a, gv, uv, ov); });
 }
 
-void GpuBackend::unary(UnaryOp op, const Tensor& x, const Tensor& out) {
-    require_same_shape(x, out, "unary");
+void GpuBackend::do_unary(UnaryOp op, const Tensor& x, const Tensor& out) {
     const gk::Rows xv = f32_rows(x, "unary input"), ov = f32_rows(out, "unary output");
     const gk::Unary u = unary_of(op);
     record(launch_key("unary", u, xv, ov), [=](const gk::Launch& l, const std::byte*) { gk::unary(l, u, xv, ov); });
 }
 
-void GpuBackend::l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& out) {
-    require_same_shape(x, out, "l2_norm");
-    require(head_dim > 0 && x.cols % head_dim == 0, "l2_norm: row length is not a multiple of the head size");
+void GpuBackend::do_l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& out) {
     const gk::Rows xv = f32_rows(x, "l2_norm input"), ov = f32_rows(out, "l2_norm output");
     record(launch_key("l2_norm", xv, head_dim, eps, ov),
            [=](const gk::Launch& l, const std::byte*) { gk::l2_norm(l, xv, head_dim, eps, ov); });
 }
 
-void GpuBackend::rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps, const Tensor& out) {
-    require_same_shape(x, out, "gated rms_norm");
-    require_same_shape(x, z, "gated rms_norm gate");
-    require(weight.rows * weight.cols == x.cols, "gated rms_norm: weight length differs from the row length");
+void GpuBackend::do_rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps,
+                                   const Tensor& out) {
     const gk::Rows xv = f32_rows(x, "gated rms_norm input"), zv = f32_rows(z, "gated rms_norm gate"),
                    ov = f32_rows(out, "gated rms_norm output");
     const float* wv = f32_rows(weight, "gated rms_norm weight").data;
@@ -132,24 +109,16 @@ void GpuBackend::rms_norm_gated(const Tensor& x, const Tensor& weight, const Ten
            [=](const gk::Launch& l, const std::byte*) { gk::rms_norm_gated(l, xv, wv, zv, eps, ov); });
 }
 
-void GpuBackend::softmax(const Tensor& x) {
+void GpuBackend::do_softmax(const Tensor& x) {
     const gk::Rows xv = f32_rows(x, "softmax input");
     record(launch_key("softmax", xv), [=](const gk::Launch& l, const std::byte*) { gk::softmax(l, xv); });
 }
 
-void GpuBackend::rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
-                      const Tensor* freq_factors) {
-    const size_t per_row = rope_angle::positions_per_row(p.mode);
-    require(positions.size() == per_row * static_cast<size_t>(x.rows),
-            per_row == 3   ? "rope: three positions per row (t, h, w)"
-            : per_row == 2 ? "rope: two positions per row (row, col)"
-                           : "rope: one position per row");
-    require(head_dim > 0 && x.cols % head_dim == 0, "rope: row length is not a multiple of the head size");
-    require(rope_angle::valid_n_rot(p, head_dim), "rope: bad rotary dimension count");
+void GpuBackend::do_rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
+                         const Tensor* freq_factors) {
     const gk::Rows xv = f32_rows(x, "rope input");
     const float* fv = nullptr;
     if (freq_factors) {
-        require(freq_factors->rows * freq_factors->cols == p.n_rot / 2, "rope: need n_rot/2 frequency factors");
         fv = f32_rows(*freq_factors, "rope frequency factors").data;
     }
     gk::RopeArgs a;
@@ -166,10 +135,8 @@ void GpuBackend::rope(const Tensor& x, int head_dim, std::span<const int32_t> po
            [=](const gk::Launch& l, const std::byte* args) { gk::rope(l, xv, staged_ints(args, off), a, fv); });
 }
 
-void GpuBackend::store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
-                          std::span<const int32_t> positions) {
-    require(k.cols == k_cache.cols && v.cols == v_cache.cols, "store_kv: row length differs from the cache");
-    require(static_cast<int64_t>(positions.size()) == k.rows && k.rows == v.rows, "store_kv: one position per row");
+void GpuBackend::do_store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
+                             std::span<const int32_t> positions) {
     for (const Tensor* c : {&k_cache, &v_cache})
         require(c->type == gguf::TensorType::F32 || c->type == gguf::TensorType::F16 ||
                     c->type == gguf::TensorType::Q8_0,
@@ -177,9 +144,6 @@ void GpuBackend::store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cach
     require((k_cache.type != gguf::TensorType::Q8_0 || k.cols % 32 == 0) &&
                 (v_cache.type != gguf::TensorType::Q8_0 || v.cols % 32 == 0),
             "store_kv: q8_0 cache rows need a multiple of 32 elements");
-    for (int32_t pos : positions)
-        require(pos >= 0 && pos < k_cache.rows && pos < v_cache.rows,
-                "store_kv: position " + std::to_string(pos) + " outside the cache");
     const gk::Rows kv = f32_rows(k, "store_kv k"), vv = f32_rows(v, "store_kv v");
     const gk::TypedRows kc = typed_rows(k_cache, "store_kv k cache"), vc = typed_rows(v_cache, "store_kv v cache");
     if (positions.empty()) return;
@@ -190,24 +154,14 @@ void GpuBackend::store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cach
     });
 }
 
-void GpuBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
-                           std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) {
-    require(p.head_dim > 0 && p.head_dim <= 512, "attention: head size out of range");
-    require(p.n_head > 0 && p.n_head_kv > 0 && p.n_head % p.n_head_kv == 0, "attention: bad head counts");
-    require(q.cols == int64_t{p.n_head} * p.head_dim && out.cols == q.cols && out.rows == q.rows,
-            "attention: q/out shapes do not match the heads");
-    require(k_cache.cols == int64_t{p.n_head_kv} * p.head_dim && v_cache.cols == k_cache.cols,
-            "attention: cache rows do not match the kv heads");
-    require(k_cache.type == v_cache.type &&
-                (k_cache.type == gguf::TensorType::F32 || k_cache.type == gguf::TensorType::F16 ||
-                 k_cache.type == gguf::TensorType::Q8_0),
-            "attention: caches must both be f32, f16 or q8_0");
-    require(n_kv >= 0 && n_kv <= k_cache.rows && n_kv <= INT32_MAX && static_cast<int64_t>(positions.size()) == q.rows,
-            "attention: bad lengths");
+void GpuBackend::do_attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
+                              std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) {
+    require(k_cache.type == gguf::TensorType::F32 || k_cache.type == gguf::TensorType::F16 ||
+                k_cache.type == gguf::TensorType::Q8_0,
+            "attention: caches must be f32, f16 or q8_0");
+    require(n_kv <= INT32_MAX, "attention: more cache rows than the kernels index");
     const gk::Rows qv = f32_rows(q, "attention q"), ov = f32_rows(out, "attention out");
     const gk::TypedRows kc = typed_rows(k_cache, "attention k cache"), vc = typed_rows(v_cache, "attention v cache");
-    require(p.window >= 0, "attention: negative window");
-    require_attention_sinks(p);
     const float* sinks = p.sinks ? f32_rows(*p.sinks, "attention sinks").data : nullptr;
     const gk::AttentionArgs a{p.n_head, p.n_head_kv, p.head_dim, p.scale, p.window, sinks};
     if (q.rows == 0) return;
@@ -226,32 +180,19 @@ void GpuBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor&
            });
 }
 
-void GpuBackend::conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) {
-    require_same_shape(x, out, "conv1d");
+void GpuBackend::do_conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) {
     const int64_t kernel = weight.cols;
-    require(weight.rows == x.cols && kernel >= 2 && kernel <= 8, "conv1d: weight must be [channels, 2 <= kernel <= 8]");
-    require(state.rows == kernel - 1 && state.cols == x.cols, "conv1d: state must be [kernel - 1, channels]");
+    require(kernel >= 2 && kernel <= 8, "conv1d: the kernels take 2 to 8 taps");
     const gk::Rows xv = f32_rows(x, "conv1d input"), wv = f32_rows(weight, "conv1d weight"),
                    sv = f32_rows(state, "conv1d state"), ov = f32_rows(out, "conv1d output");
-    require(xv.data != ov.data, "conv1d: out must not alias the input");
     record(launch_key("conv1d", xv, wv, sv, ov),
            [=](const gk::Launch& l, const std::byte*) { gk::conv1d_causal(l, xv, wv, sv, ov); });
 }
 
-void GpuBackend::delta_rule(const DeltaRuleArgs& args) {
+void GpuBackend::do_delta_rule(const DeltaRuleArgs& args) {
     const int64_t T = args.q.rows;
-    require(args.n_k_heads > 0 && args.n_v_heads > 0 && args.n_v_heads % args.n_k_heads == 0 && args.d_k > 0 &&
-                args.d_v > 0 && args.d_v <= 1024,
-            "delta_rule: bad head counts or sizes");
-    require(args.q.cols == int64_t{args.n_k_heads} * args.d_k && args.k.cols == args.q.cols && args.k.rows == T,
-            "delta_rule: q and k must be [T, n_k_heads * d_k]");
-    require(args.v.rows == T && args.v.cols == int64_t{args.n_v_heads} * args.d_v, "delta_rule: v shape");
-    require(args.g.rows == T && args.g.cols == args.n_v_heads && args.beta.rows == T &&
-                args.beta.cols == args.n_v_heads,
-            "delta_rule: g and beta must be [T, n_v_heads]");
-    require(args.state.rows == args.n_v_heads && args.state.cols == int64_t{args.d_k} * args.d_v,
-            "delta_rule: state must be [n_v_heads, d_k * d_v]");
-    require(args.out.rows == T && args.out.cols == args.v.cols, "delta_rule: out shape");
+    require(args.n_v_heads % args.n_k_heads == 0 && args.d_v <= 1024,
+            "delta_rule: the kernels need value heads a multiple of the key heads and d_v <= 1024");
     gk::DeltaRuleArgs a;
     a.q = f32_rows(args.q, "delta_rule q");
     a.k = f32_rows(args.k, "delta_rule k");
@@ -261,9 +202,6 @@ void GpuBackend::delta_rule(const DeltaRuleArgs& args) {
     a.state = f32_rows(args.state, "delta_rule state");
     a.out = f32_rows(args.out, "delta_rule out");
     if (args.snapshots) {
-        require(args.snapshots->rows <= T && args.snapshots->contiguous() &&
-                    args.snapshots->cols == int64_t{args.n_v_heads} * args.d_k * args.d_v,
-                "delta_rule: snapshots must be [K <= T, n_v_heads * d_k * d_v]");
         a.snapshots = f32_rows(*args.snapshots, "delta_rule snapshots").data;
         a.n_snapshots = args.snapshots->rows;
     }
@@ -278,14 +216,10 @@ void GpuBackend::delta_rule(const DeltaRuleArgs& args) {
            [=](const gk::Launch& l, const std::byte*) { gk::delta_rule(l, a); });
 }
 
-void GpuBackend::moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) {
-    require(ids.type == gguf::TensorType::I32 && weights.type == gguf::TensorType::F32,
-            "moe_route: ids I32, weights F32");
+void GpuBackend::do_moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) {
     const int64_t n_experts = logits.cols;
-    require(k >= 1 && k <= n_experts && k <= 64, "moe_route: k must be 1 to the expert count (at most 64)");
+    require(k <= 64, "moe_route: at most 64 experts per token");
     require(n_experts <= 12288, "moe_route: at most 12288 experts");
-    require(ids.rows == logits.rows && ids.cols == k && weights.rows == logits.rows && weights.cols == k,
-            "moe_route: ids and weights must be [tokens, k]");
     const gk::Rows lv = f32_rows(logits, "moe_route logits"), wv = f32_rows(weights, "moe_route weights");
     auto* idv = reinterpret_cast<int32_t*>(device_data(ids, "moe_route ids"));
     const int64_t ids_stride = static_cast<int64_t>(ids.row_stride / 4);
@@ -294,11 +228,8 @@ void GpuBackend::moe_route(const Tensor& logits, int k, const Tensor& ids, const
            [=](const gk::Launch& l, const std::byte*) { gk::moe_route(l, lv, k, idv, ids_stride, wv); });
 }
 
-void GpuBackend::add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) {
-    require(ids.type == gguf::TensorType::I32, "add_expert_bias: ids must be I32");
+void GpuBackend::do_add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) {
     const int64_t k = ids.cols;
-    require(out.rows == ids.rows * k && out.cols == bias.cols,
-            "add_expert_bias: output must be [tokens * k, bias cols]");
     const gk::Rows bv = f32_rows(bias, "add_expert_bias bias"), ov = f32_rows(out, "add_expert_bias output");
     const auto* idv = reinterpret_cast<const int32_t*>(device_data(ids, "add_expert_bias ids"));
     const int64_t ids_stride = static_cast<int64_t>(ids.row_stride / 4);
@@ -308,9 +239,7 @@ void GpuBackend::add_expert_bias(const Tensor& bias, const Tensor& ids, const Te
     });
 }
 
-void GpuBackend::moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) {
-    const int64_t k = weights.cols;
-    require(y.rows == out.rows * k && y.cols == out.cols && weights.rows == out.rows, "moe_combine: shapes");
+void GpuBackend::do_moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) {
     const gk::Rows yv = f32_rows(y, "moe_combine input"), wv = f32_rows(weights, "moe_combine weights"),
                    ov = f32_rows(out, "moe_combine output");
     if (out.rows == 0) return;
@@ -318,8 +247,7 @@ void GpuBackend::moe_combine(const Tensor& y, const Tensor& weights, const Tenso
            [=](const gk::Launch& l, const std::byte*) { gk::moe_combine(l, yv, wv, ov); });
 }
 
-void GpuBackend::convert(const Tensor& x, const Tensor& out) {
-    require(x.rows == out.rows && x.cols == out.cols, "convert: shape mismatch");
+void GpuBackend::do_convert(const Tensor& x, const Tensor& out) {
     const auto storable = [](gguf::TensorType t) {
         return t == gguf::TensorType::F32 || t == gguf::TensorType::F16 || t == gguf::TensorType::BF16 ||
                t == gguf::TensorType::Q8_0;

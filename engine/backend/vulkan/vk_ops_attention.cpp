@@ -122,8 +122,7 @@ void VulkanBackend::convert_rows(const Tensor& x, const Tensor& out, const View*
     stream_->dispatch(pipeline, {ro(xv), rw(ov), ro(mv)}, p, linear_grid((n + 255) / 256));
 }
 
-void VulkanBackend::convert(const Tensor& x, const Tensor& out) {
-    require(x.rows == out.rows && x.cols == out.cols, "convert: shape mismatch");
+void VulkanBackend::do_convert(const Tensor& x, const Tensor& out) {
     // Tensors larger than one binding go in row slices.
     const size_t stride = std::max(x.row_stride, out.row_stride);
     const int64_t slice = std::max<int64_t>(1, static_cast<int64_t>(ctx_->limits().maxStorageBufferRange / stride) - 1);
@@ -133,35 +132,16 @@ void VulkanBackend::convert(const Tensor& x, const Tensor& out) {
     }
 }
 
-void VulkanBackend::store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
-                             std::span<const int32_t> positions) {
-    require_f32(k, "store_kv k");
-    require_f32(v, "store_kv v");
-    require(k.cols == k_cache.cols && v.cols == v_cache.cols, "store_kv: row length differs from the cache");
-    require(static_cast<int64_t>(positions.size()) == k.rows && k.rows == v.rows, "store_kv: one position per row");
-    for (const int32_t pos : positions)
-        require(pos >= 0 && pos < k_cache.rows && pos < v_cache.rows,
-                "store_kv: position " + std::to_string(pos) + " outside the cache");
+void VulkanBackend::do_store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
+                                std::span<const int32_t> positions) {
     if (positions.empty()) return;
     const View map = stream_->upload(positions);
     convert_rows(k, k_cache, &map);
     convert_rows(v, v_cache, &map);
 }
 
-void VulkanBackend::attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
-                              std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) {
-    require_f32(q, "attention q");
-    require_f32(out, "attention out");
-    require(p.head_dim > 0 && p.head_dim <= 512, "attention: head size out of range");
-    require(p.n_head > 0 && p.n_head_kv > 0 && p.n_head % p.n_head_kv == 0, "attention: bad head counts");
-    require(q.cols == int64_t{p.n_head} * p.head_dim && out.cols == q.cols && out.rows == q.rows,
-            "attention: q/out shapes do not match the heads");
-    require(k_cache.cols == int64_t{p.n_head_kv} * p.head_dim && v_cache.cols == k_cache.cols,
-            "attention: cache rows do not match the kv heads");
-    require(n_kv <= k_cache.rows && static_cast<int64_t>(positions.size()) == q.rows, "attention: bad lengths");
-    require(k_cache.type == v_cache.type, "attention: k and v caches differ in type");
-    require(p.window >= 0, "attention: negative window");
-    require_attention_sinks(p);
+void VulkanBackend::do_attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
+                                 std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) {
     using gguf::TensorType;
     require(k_cache.type == TensorType::F32 || k_cache.type == TensorType::F16 || k_cache.type == TensorType::Q8_0,
             "attention: the cache must be f32, f16 or q8_0");

@@ -38,8 +38,8 @@ bool is_f32_rows(const Tensor& t) { return t.type == gguf::TensorType::F32 && t.
 
 }  // namespace
 
-void VulkanBackend::matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
-                                 const Tensor& up_scratch, const Tensor& out) {
+void VulkanBackend::do_matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
+                                    const Tensor& up_scratch, const Tensor& out) {
     // Anything the fused kernel does not take, shape mistakes included, goes to the composition (which reports
     // the mistakes as the plain ops do).
     const uint64_t max_range = ctx_->limits().maxStorageBufferRange;
@@ -48,12 +48,12 @@ void VulkanBackend::matmul_gated(Activation act, const Tensor& w_gate, const Ten
                          out.cols == w_gate.rows && up_scratch.rows == out.rows && up_scratch.cols == out.cols &&
                          up_scratch.type == gguf::TensorType::F32 && w_gate.bytes() + 256 <= max_range &&
                          w_up.bytes() + 256 <= max_range;
-    if (!fusable) return Backend::matmul_gated(act, w_gate, w_up, x, up_scratch, out);
+    if (!fusable) return Backend::do_matmul_gated(act, w_gate, w_up, x, up_scratch, out);
     const std::string type = type_name(w_gate.type);
     std::optional<Q8Activations> xq;
     if (integer_dot_ && pipelines_->has("matvec_dot_gated_" + type)) xq = quantize_q8_1(x);
     if (!xq && !pipelines_->has("matvec_blocks_gated_" + type))
-        return Backend::matmul_gated(act, w_gate, w_up, x, up_scratch, out);
+        return Backend::do_matmul_gated(act, w_gate, w_up, x, up_scratch, out);
 
     const View gv = stream_->view(w_gate), uv = stream_->view(w_up), xv = stream_->view(x), ov = stream_->view(out);
     const View none = stream_->unused();
@@ -72,9 +72,9 @@ void VulkanBackend::matmul_gated(Activation act, const Tensor& w_gate, const Ten
     counters_.weight_bytes += 2 * static_cast<uint64_t>(w_gate.rows) * w_gate.row_stride;
 }
 
-void VulkanBackend::matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
-                                         const Tensor& x, const Tensor& ids, const Tensor& up_scratch,
-                                         const Tensor& out) {
+void VulkanBackend::do_matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
+                                            const Tensor& x, const Tensor& ids, const Tensor& up_scratch,
+                                            const Tensor& out) {
     const uint64_t max_range = ctx_->limits().maxStorageBufferRange;
     const int64_t n_tokens = ids.rows, k = ids.cols, slots = n_tokens * k;
     const bool shapes = n_experts > 0 && w_gate.rows % n_experts == 0 && ids.type == gguf::TensorType::I32 &&
@@ -84,12 +84,12 @@ void VulkanBackend::matmul_experts_gated(Activation act, const Tensor& w_gate, c
                         up_scratch.cols == out.cols && up_scratch.type == gguf::TensorType::F32;
     const bool fusable = shapes && slots >= 1 && slots < kGroupedMinSlots && same_layout(w_gate, w_up) &&
                          w_gate.bytes() + 256 <= max_range && w_up.bytes() + 256 <= max_range;
-    if (!fusable) return Backend::matmul_experts_gated(act, w_gate, w_up, n_experts, x, ids, up_scratch, out);
+    if (!fusable) return Backend::do_matmul_experts_gated(act, w_gate, w_up, n_experts, x, ids, up_scratch, out);
     const std::string type = type_name(w_gate.type);
     std::optional<Q8Activations> xq;
     if (integer_dot_ && pipelines_->has("experts_dot_gated_" + type)) xq = quantize_q8_1(x);
     if (!xq && !pipelines_->has("experts_blocks_gated_" + type))
-        return Backend::matmul_experts_gated(act, w_gate, w_up, n_experts, x, ids, up_scratch, out);
+        return Backend::do_matmul_experts_gated(act, w_gate, w_up, n_experts, x, ids, up_scratch, out);
 
     const int64_t rows = w_gate.rows / n_experts;
     const View gv = stream_->view(w_gate), uv = stream_->view(w_up), xv = stream_->view(x), ov = stream_->view(out),

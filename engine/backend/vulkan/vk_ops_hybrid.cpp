@@ -24,10 +24,7 @@ constexpr uint32_t kDeltaLanes = 8;  // invocations per state column of delta_ru
 
 }  // namespace
 
-void VulkanBackend::unary(UnaryOp op, const Tensor& x, const Tensor& out) {
-    require_f32(x, "unary input");
-    require_f32(out, "unary output");
-    require_same_shape(x, out, "unary");
+void VulkanBackend::do_unary(UnaryOp op, const Tensor& x, const Tensor& out) {
     Elementwise e = Elementwise::silu;
     switch (op) {
         case UnaryOp::silu: e = Elementwise::silu; break;
@@ -44,33 +41,17 @@ void VulkanBackend::unary(UnaryOp op, const Tensor& x, const Tensor& out) {
     elementwise(e, x, nullptr, 0.0f, out);
 }
 
-void VulkanBackend::l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& out) {
-    require_f32(x, "l2_norm input");
-    require_same_shape(x, out, "l2_norm");
-    require(head_dim > 0 && x.cols % head_dim == 0, "l2_norm: row length is not a multiple of the head size");
+void VulkanBackend::do_l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& out) {
     normalize(Norm::l2, x, nullptr, nullptr, head_dim, eps, out);
 }
 
-void VulkanBackend::rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps,
-                                   const Tensor& out) {
-    require_f32(x, "gated rms_norm input");
-    require_f32(weight, "gated rms_norm weight");
-    require_f32(z, "gated rms_norm gate");
-    require_same_shape(x, out, "gated rms_norm");
-    require_same_shape(x, z, "gated rms_norm gate");
-    require(weight.rows * weight.cols == x.cols, "gated rms_norm: weight length differs from the row length");
+void VulkanBackend::do_rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps,
+                                      const Tensor& out) {
     normalize(Norm::rms_gated, x, &weight, &z, x.cols, eps, out);
 }
 
-void VulkanBackend::conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) {
-    require_f32(x, "conv1d input");
-    require_f32(weight, "conv1d weight");
-    require_f32(state, "conv1d state");
-    require_same_shape(x, out, "conv1d");
+void VulkanBackend::do_conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) {
     const int64_t channels = x.cols, kernel = weight.cols;
-    require(weight.rows == channels && kernel >= 1, "conv1d: weight must be [channels, kernel]");
-    require(state.rows == kernel - 1 && state.cols == channels, "conv1d: state must be [kernel - 1, channels]");
-    require(!(out.buffer == x.buffer && out.offset == x.offset) || kernel == 1, "conv1d: out must not alias the input");
     const View xv = stream_->view(x), wv = stream_->view(weight), ov = stream_->view(out);
     const View sv = kernel > 1 ? stream_->view(state) : stream_->unused();
     const ConvPush p{xv.words(), words(x.row_stride), wv.words(), words(weight.row_stride), sv.words(),
@@ -79,25 +60,10 @@ void VulkanBackend::conv1d_causal(const Tensor& x, const Tensor& weight, const T
     stream_->dispatch("conv1d", {ro(xv), ro(wv), rw(sv), rw(ov)}, p, Grid{u32((channels + 63) / 64), 1, 1});
 }
 
-void VulkanBackend::delta_rule(const DeltaRuleArgs& a) {
+void VulkanBackend::do_delta_rule(const DeltaRuleArgs& a) {
     const int64_t n = a.q.rows;
-    require(a.n_k_heads > 0 && a.n_v_heads > 0 && a.d_k > 0 && a.d_v > 0, "delta_rule: bad head sizes");
-    for (const Tensor* t : {&a.q, &a.k, &a.v, &a.g, &a.beta, &a.state, &a.out}) require_f32(*t, "delta_rule tensor");
-    require(a.k.rows == n && a.v.rows == n && a.g.rows == n && a.beta.rows == n && a.out.rows == n,
-            "delta_rule: every input needs one row per token");
-    require(a.q.cols == int64_t{a.n_k_heads} * a.d_k && a.k.cols == a.q.cols, "delta_rule: q/k widths");
-    require(a.v.cols == int64_t{a.n_v_heads} * a.d_v && a.out.cols == a.v.cols, "delta_rule: v/out widths");
-    require(a.g.cols == a.n_v_heads && a.beta.cols == a.n_v_heads, "delta_rule: one g and beta per value head");
-    const int64_t head_state = int64_t{a.d_k} * a.d_v;
-    require(a.state.contiguous() && a.state.rows * a.state.cols == a.n_v_heads * head_state,
-            "delta_rule: state must hold n_v_heads * d_k * d_v floats");
-    require(a.chunk_size >= 0 && a.chunk_size <= 64, "delta_rule: chunk size must be 0 to 64");
     require(a.d_k <= kMaxDk, "delta_rule: the Vulkan kernel supports key heads of up to 128");
     const int64_t n_snap = a.snapshots ? a.snapshots->rows : 0;
-    if (a.snapshots)
-        require(a.snapshots->type == gguf::TensorType::F32 && a.snapshots->contiguous() && n_snap <= n &&
-                    a.snapshots->cols == a.n_v_heads * head_state,
-                "delta_rule: snapshots must be [K <= T, n_v_heads * d_k * d_v]");
     if (n == 0) return;
     const View qv = stream_->view(a.q), kv = stream_->view(a.k), vv = stream_->view(a.v);
     const View gv = stream_->view(a.g), bv = stream_->view(a.beta);

@@ -130,17 +130,8 @@ std::optional<VulkanBackend::Q8Activations> VulkanBackend::quantize_q8_1(const T
     return q;
 }
 
-void VulkanBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) {
-    require_f32(x, "matmul input");
-    require_f32(out, "matmul output");
-    require(x.contiguous() && out.contiguous(), "matmul: activations must be contiguous");
-    require(x.cols == w.cols && out.cols == w.rows && out.rows == x.rows,
-            "matmul: shapes [" + std::to_string(w.rows) + "x" + std::to_string(w.cols) + "] x [" +
-                std::to_string(x.rows) + "x" + std::to_string(x.cols) + "] -> [" + std::to_string(out.rows) + "x" +
-                std::to_string(out.cols) + "] do not fit");
+void VulkanBackend::do_matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) {
     if (bias) {
-        require_f32(*bias, "matmul bias");
-        require(bias->rows * bias->cols == w.rows, "matmul: bias length differs from the output width");
     }
     const std::string type = type_name(w.type);
     const View xv = stream_->view(x), ov = stream_->view(out);
@@ -190,13 +181,7 @@ void VulkanBackend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
     }
 }
 
-void VulkanBackend::get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) {
-    require_f32(out, "get_rows out");
-    require(out.cols == table.cols && out.rows == static_cast<int64_t>(ids.size()), "get_rows: shape mismatch");
-    for (int32_t id : ids)
-        if (id < 0 || id >= table.rows)
-            throw Error("token id " + std::to_string(id) + " is outside the embedding table (" +
-                        std::to_string(table.rows) + " rows)");
+void VulkanBackend::do_get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) {
     if (ids.empty()) return;
     const std::string pipeline = std::string("get_rows_") + type_name(table.type);
     const View ov = stream_->view(out);

@@ -35,14 +35,9 @@ constexpr uint32_t kTileRows = 128;  // BM
 
 }  // namespace
 
-void VulkanBackend::moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) {
-    require_f32(logits, "moe_route logits");
-    require(ids.type == gguf::TensorType::I32 && weights.type == gguf::TensorType::F32,
-            "moe_route: ids I32, weights F32");
-    require(k >= 1 && k <= logits.cols && k <= 64, "moe_route: k must be 1 to the expert count (at most 64)");
+void VulkanBackend::do_moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) {
+    require(k <= 64, "moe_route: at most 64 experts per token on the Vulkan backend");
     require(logits.cols <= 1024, "moe_route: at most 1024 experts on the Vulkan backend");
-    require(ids.rows == logits.rows && ids.cols == k && weights.rows == logits.rows && weights.cols == k,
-            "moe_route: ids and weights must be [tokens, k]");
     const View lv = stream_->view(logits), iv = stream_->view(ids), wv = stream_->view(weights);
     const MoePush p{0,          lv.words(), words(logits.row_stride), iv.words(), words(ids.row_stride),
                     wv.words(), words(weights.row_stride), 0, 0, u32(logits.rows), u32(logits.cols), u32(k)};
@@ -50,17 +45,10 @@ void VulkanBackend::moe_route(const Tensor& logits, int k, const Tensor& ids, co
                       linear_grid(static_cast<uint64_t>(logits.rows)));
 }
 
-void VulkanBackend::matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
-                                   const Tensor& out) {
-    require_f32(x, "matmul_experts input");
-    require_f32(out, "matmul_experts output");
-    require(ids.type == gguf::TensorType::I32, "matmul_experts: ids must be I32");
-    require(n_experts > 0 && w.rows % n_experts == 0, "matmul_experts: weight rows are not a multiple of the experts");
+void VulkanBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
+                                      const Tensor& out) {
     const int64_t rows = w.rows / n_experts;
     const int64_t n_tokens = ids.rows, k = ids.cols;
-    require(x.cols == w.cols && (x.rows == n_tokens || x.rows == n_tokens * k), "matmul_experts: input shape");
-    require(out.rows == n_tokens * k && out.cols == rows, "matmul_experts: output must be [tokens * k, rows]");
-    require(x.contiguous() && out.contiguous(), "matmul_experts: activations must be contiguous");
     if (n_tokens * k == 0) return;
     require(n_tokens * k <= 65535, "matmul_experts: too many slots in one batch");
     const std::string type = type_name(w.type);
@@ -128,12 +116,8 @@ View VulkanBackend::experts_scratch(size_t bytes) {
     return View{experts_scratch_->handle(), 0, bytes, 0};
 }
 
-void VulkanBackend::add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) {
-    require_f32(bias, "add_expert_bias bias");
-    require_f32(out, "add_expert_bias output");
-    require(ids.type == gguf::TensorType::I32, "add_expert_bias: ids must be I32");
+void VulkanBackend::do_add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) {
     const int64_t slots = ids.rows * ids.cols;
-    require(out.rows == slots && out.cols == bias.cols, "add_expert_bias: output must be [tokens * k, bias cols]");
     if (slots == 0) return;
     const View bv = stream_->view(bias), iv = stream_->view(ids), ov = stream_->view(out);
     const ExpertBiasPush p{bv.words(), words(bias.row_stride), iv.words(), words(ids.row_stride), ov.words(),
@@ -143,12 +127,8 @@ void VulkanBackend::add_expert_bias(const Tensor& bias, const Tensor& ids, const
     stream_->dispatch("expert_bias", {ro(bv), ro(iv), rw(ov)}, p, linear_grid((n + 255) / 256));
 }
 
-void VulkanBackend::moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) {
-    require_f32(y, "moe_combine input");
-    require_f32(weights, "moe_combine weights");
-    require_f32(out, "moe_combine output");
+void VulkanBackend::do_moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) {
     const int64_t k = weights.cols;
-    require(y.rows == out.rows * k && y.cols == out.cols && weights.rows == out.rows, "moe_combine: shapes");
     const View yv = stream_->view(y), wv = stream_->view(weights), ov = stream_->view(out);
     const MoePush p{1, yv.words(), words(y.row_stride), 0, 0, wv.words(), words(weights.row_stride), ov.words(),
                     words(out.row_stride), u32(out.rows), u32(out.cols), u32(k)};

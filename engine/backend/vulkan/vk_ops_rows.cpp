@@ -72,23 +72,12 @@ void VulkanBackend::normalize(Norm mode, const Tensor& x, const Tensor* weight, 
     stream_->dispatch("rms_norm", {ro(xv), ro(wv), rw(ov), ro(zv)}, p, linear_grid(p.rows));
 }
 
-void VulkanBackend::rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) {
-    require_f32(x, "rms_norm input");
-    require_f32(weight, "rms_norm weight");
-    require_same_shape(x, out, "rms_norm");
-    require(weight.rows * weight.cols == x.cols, "rms_norm: weight length differs from the row length");
+void VulkanBackend::do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) {
     normalize(Norm::rms, x, &weight, nullptr, x.cols, eps, out);
 }
 
-void VulkanBackend::layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
-                               const Tensor& out) {
-    require_f32(x, "layer_norm input");
-    require_f32(weight, "layer_norm weight");
-    require_f32(bias, "layer_norm bias");
-    require_f32(out, "layer_norm output");
-    require_same_shape(x, out, "layer_norm");
-    require(weight.rows * weight.cols == x.cols && bias.rows * bias.cols == x.cols,
-            "layer_norm: weight or bias length differs from the row length");
+void VulkanBackend::do_layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
+                                  const Tensor& out) {
     normalize(Norm::layer, x, &weight, &bias, x.cols, eps, out);
 }
 
@@ -112,62 +101,36 @@ void VulkanBackend::elementwise(Elementwise op, const Tensor& a, const Tensor* b
     stream_->dispatch("elementwise", {ro(av), ro(bv), rw(ov)}, p, linear_grid((n + 255) / 256));
 }
 
-void VulkanBackend::add(const Tensor& a, const Tensor& b, const Tensor& out) {
-    require_f32(a, "add input");
-    require_f32(b, "add input");
-    require_same_shape(a, out, "add");
-    require(b.cols == a.cols && (b.rows == a.rows || b.rows == 1), "add: operand shapes differ");
+void VulkanBackend::do_add(const Tensor& a, const Tensor& b, const Tensor& out) {
     elementwise(Elementwise::add, a, &b, 0.0f, out);
 }
 
-void VulkanBackend::mul(const Tensor& a, const Tensor& b, const Tensor& out) {
-    require_f32(a, "mul input");
-    require_f32(b, "mul input");
-    require_same_shape(a, out, "mul");
-    const bool column = b.cols == 1 && b.rows == a.rows && a.cols != 1;
-    require(column || (b.cols == a.cols && (b.rows == a.rows || b.rows == 1)), "mul: operand shapes differ");
+void VulkanBackend::do_mul(const Tensor& a, const Tensor& b, const Tensor& out) {
     elementwise(Elementwise::mul, a, &b, 0.0f, out);
 }
 
-void VulkanBackend::scale(const Tensor& x, float s, const Tensor& out) {
-    require_f32(x, "scale input");
-    require_same_shape(x, out, "scale");
+void VulkanBackend::do_scale(const Tensor& x, float s, const Tensor& out) {
     elementwise(Elementwise::scale, x, nullptr, s, out);
 }
 
-void VulkanBackend::gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out) {
-    require_f32(gate, "gated activation gate");
-    require_f32(up, "gated activation up");
-    require_same_shape(gate, up, "gated activation");
-    require_same_shape(gate, out, "gated activation");
+void VulkanBackend::do_gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out) {
     const Elementwise op = act == Activation::silu   ? Elementwise::swiglu
                            : act == Activation::gelu ? Elementwise::geglu
                                                      : Elementwise::swiglu_clamped;
     elementwise(op, gate, &up, 0.0f, out);
 }
 
-void VulkanBackend::softmax(const Tensor& x) {
-    require_f32(x, "softmax input");
+void VulkanBackend::do_softmax(const Tensor& x) {
     const View xv = stream_->view(x);
     const SoftmaxPush p{xv.words(), words(x.row_stride), u32(x.cols), u32(x.rows)};
     stream_->dispatch("softmax", {rw(xv)}, p, linear_grid(static_cast<uint64_t>(x.rows)));
 }
 
-void VulkanBackend::rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
-                         const Tensor* freq_factors) {
-    require_f32(x, "rope input");
-    const size_t per_row = rope_angle::positions_per_row(p.mode);
-    require(positions.size() == static_cast<size_t>(x.rows) * per_row,
-            per_row == 3   ? "rope: three positions (t, h, w) per row"
-            : per_row == 2 ? "rope: two positions (row, col) per row"
-                           : "rope: one position per row");
-    require(head_dim > 0 && x.cols % head_dim == 0, "rope: row length is not a multiple of the head size");
-    require(rope_angle::valid_n_rot(p, head_dim), "rope: bad rotary dimension count");
+void VulkanBackend::do_rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
+                            const Tensor* freq_factors) {
     const int half = p.n_rot / 2;
     std::vector<float> factors;
     if (freq_factors) {
-        require_f32(*freq_factors, "rope frequency factors");
-        require(freq_factors->rows * freq_factors->cols == half, "rope: need n_rot/2 frequency factors");
         // Frequency factors are weights: read them back once, not at every call (a read waits for the GPU).
         std::vector<float>& cached = rope_factors_[{freq_factors->buffer, freq_factors->offset}];
         if (cached.size() != static_cast<size_t>(half)) {

@@ -14,16 +14,6 @@ void require(bool ok, const std::string& what) {
     if (!ok) throw Error("vulkan backend: " + what);
 }
 
-void require_f32(const Tensor& t, const char* what) {
-    require(t.type == gguf::TensorType::F32, std::string(what) + " must be f32");
-}
-
-void require_same_shape(const Tensor& a, const Tensor& b, const char* what) {
-    require(a.rows == b.rows && a.cols == b.cols,
-            std::string(what) + ": shapes " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " and " +
-                std::to_string(b.rows) + "x" + std::to_string(b.cols) + " differ");
-}
-
 uint32_t u32(int64_t v) {
     require(v >= 0 && v <= std::numeric_limits<uint32_t>::max(), "size " + std::to_string(v) + " out of range");
     return static_cast<uint32_t>(v);
@@ -70,16 +60,14 @@ std::unique_ptr<Buffer> VulkanBackend::map_weights(std::span<const std::byte> by
     return buffer;
 }
 
-void VulkanBackend::write(const Tensor& dst, std::span<const std::byte> src) {
-    require(src.size() == dst.bytes(), "write: size mismatch");
+void VulkanBackend::do_write(const Tensor& dst, std::span<const std::byte> src) {
     auto* buffer = dynamic_cast<DeviceBuffer*>(dst.buffer);
     require(buffer != nullptr, "write: the buffer was not made by this backend");
     std::erase_if(rope_factors_, [&](const auto& entry) { return entry.first.first == dst.buffer; });
     stream_->write(*buffer, dst.offset, src);
 }
 
-void VulkanBackend::read(const Tensor& src, std::span<std::byte> dst) {
-    require(dst.size() == src.bytes(), "read: size mismatch");
+void VulkanBackend::do_read(const Tensor& src, std::span<std::byte> dst) {
     auto* buffer = dynamic_cast<DeviceBuffer*>(src.buffer);
     require(buffer != nullptr, "read: the buffer was not made by this backend");
     stream_->read(*buffer, src.offset, dst);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/backend_operations.h"
 #include "backend/vulkan/vk_context.h"
 #include "backend/vulkan/vk_pipelines.h"
 #include "backend/vulkan/vk_stream.h"
@@ -56,45 +57,21 @@ public:
     std::string name() const override;
     std::unique_ptr<Buffer> allocate(size_t bytes) override;
     std::unique_ptr<Buffer> map_weights(std::span<const std::byte> bytes) override;
-    void write(const Tensor& dst, std::span<const std::byte> src) override;
-    void read(const Tensor& src, std::span<std::byte> dst) override;
     void synchronize() override;
 
-    void get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) override;
-    void matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) override;
-    void rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) override;
-    void layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps, const Tensor& out) override;
-    void add(const Tensor& a, const Tensor& b, const Tensor& out) override;
-    void mul(const Tensor& a, const Tensor& b, const Tensor& out) override;
-    void scale(const Tensor& x, float s, const Tensor& out) override;
-    void gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out) override;
-    void rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
-              const Tensor* freq_factors) override;
-    void store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
-                  std::span<const int32_t> positions) override;
-    void attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
-                   std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) override;
-    void softmax(const Tensor& x) override;
-    void convert(const Tensor& x, const Tensor& out) override;
-
-    void unary(UnaryOp op, const Tensor& x, const Tensor& out) override;
-    void l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& out) override;
-    void rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps, const Tensor& out) override;
-    void conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) override;
-    void delta_rule(const DeltaRuleArgs& args) override;
-    void moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) override;
-    void matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
-                        const Tensor& out) override;
-    void add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) override;
-    void moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) override;
-    // Fused for decode (vk_ops_gated.cpp); otherwise Backend's composition.
-    void matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
-                      const Tensor& up_scratch, const Tensor& out) override;
-    void matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
-                              const Tensor& x, const Tensor& ids, const Tensor& up_scratch, const Tensor& out) override;
     BackendCounters counters() const override { return counters_; }
 
     const Context& context() const { return *ctx_; }
+
+protected:
+    // The operations, called by Backend's checked entry points (ember/backend.h).
+    EMBER_BACKEND_OPERATION_OVERRIDES
+    // Fused for decode (vk_ops_gated.cpp); otherwise Backend's composition.
+    void do_matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
+                         const Tensor& up_scratch, const Tensor& out) override;
+    void do_matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
+                                 const Tensor& x, const Tensor& ids, const Tensor& up_scratch,
+                                 const Tensor& out) override;
 
 private:
     enum class Elementwise : uint32_t {
@@ -183,10 +160,8 @@ private:
     std::vector<Q8Reuse> q8_reuse_;
 };
 
-// Argument checks, reported like the CPU backend's.
+// What the Vulkan backend itself cannot do (the arguments passed Backend's checks): "vulkan backend: <what>".
 void require(bool ok, const std::string& what);
-void require_f32(const Tensor& t, const char* what);
-void require_same_shape(const Tensor& a, const Tensor& b, const char* what);
 uint32_t u32(int64_t v);  // throws when a size does not fit the shaders' 32-bit indices
 uint32_t words(size_t bytes);  // a byte stride of an F32 tensor in floats
 // The GGUF name of a type ("q4_0"), which names its shader variants.

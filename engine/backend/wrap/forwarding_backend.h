@@ -21,116 +21,120 @@ public:
     std::unique_ptr<Buffer> map_expert_weights(std::span<const std::byte> bytes) override {
         return inner_->map_expert_weights(bytes);
     }
-    void write(const Tensor& dst, std::span<const std::byte> src) override { inner_->write(dst, src); }
-    void read(const Tensor& src, std::span<std::byte> dst) override { inner_->read(src, dst); }
     void synchronize() override { inner_->synchronize(); }
+    BackendCounters counters() const override { return inner_->counters(); }
 
-    void get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) override {
+protected:
+    // Each operation goes to the inner backend's entry point (checked there again: the checks are cheap).
+    void do_write(const Tensor& dst, std::span<const std::byte> src) override { inner_->write(dst, src); }
+    void do_read(const Tensor& src, std::span<std::byte> dst) override { inner_->read(src, dst); }
+
+    void do_get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) override {
         before_operation();
         inner_->get_rows(table, ids, out);
     }
-    void matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) override {
+    void do_matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) override {
         before_operation();
         inner_->matmul(w, x, out, bias);
     }
-    void rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) override {
+    void do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) override {
         before_operation();
         inner_->rms_norm(x, weight, eps, out);
     }
-    void layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps, const Tensor& out) override {
+    void do_layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
+                       const Tensor& out) override {
         before_operation();
         inner_->layer_norm(x, weight, bias, eps, out);
     }
-    void add(const Tensor& a, const Tensor& b, const Tensor& out) override {
+    void do_add(const Tensor& a, const Tensor& b, const Tensor& out) override {
         before_operation();
         inner_->add(a, b, out);
     }
-    void mul(const Tensor& a, const Tensor& b, const Tensor& out) override {
+    void do_mul(const Tensor& a, const Tensor& b, const Tensor& out) override {
         before_operation();
         inner_->mul(a, b, out);
     }
-    void scale(const Tensor& x, float s, const Tensor& out) override {
+    void do_scale(const Tensor& x, float s, const Tensor& out) override {
         before_operation();
         inner_->scale(x, s, out);
     }
-    void gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out) override {
+    void do_gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out) override {
         before_operation();
         inner_->gated_activation(act, gate, up, out);
     }
-    void rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
-              const Tensor* freq_factors) override {
+    void do_rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
+                 const Tensor* freq_factors) override {
         before_operation();
         inner_->rope(x, head_dim, positions, p, freq_factors);
     }
-    void store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
-                  std::span<const int32_t> positions) override {
+    void do_store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
+                     std::span<const int32_t> positions) override {
         before_operation();
         inner_->store_kv(k, v, k_cache, v_cache, positions);
     }
-    void attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
-                   std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) override {
+    void do_attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
+                      std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) override {
         before_operation();
         inner_->attention(q, k_cache, v_cache, n_kv, positions, p, out);
     }
-    void softmax(const Tensor& x) override {
+    void do_softmax(const Tensor& x) override {
         before_operation();
         inner_->softmax(x);
     }
-    void unary(UnaryOp op, const Tensor& x, const Tensor& out) override {
+    void do_unary(UnaryOp op, const Tensor& x, const Tensor& out) override {
         before_operation();
         inner_->unary(op, x, out);
     }
-    void l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& out) override {
+    void do_l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& out) override {
         before_operation();
         inner_->l2_norm(x, head_dim, eps, out);
     }
-    void rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps, const Tensor& out) override {
+    void do_rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps,
+                           const Tensor& out) override {
         before_operation();
         inner_->rms_norm_gated(x, weight, z, eps, out);
     }
-    void conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) override {
+    void do_conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) override {
         before_operation();
         inner_->conv1d_causal(x, weight, state, out);
     }
-    void delta_rule(const DeltaRuleArgs& args) override {
+    void do_delta_rule(const DeltaRuleArgs& args) override {
         before_operation();
         inner_->delta_rule(args);
     }
-    void moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) override {
+    void do_moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) override {
         before_operation();
         inner_->moe_route(logits, k, ids, weights);
     }
-    void matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
-                        const Tensor& out) override {
+    void do_matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
+                           const Tensor& out) override {
         before_operation();
         inner_->matmul_experts(w, n_experts, x, ids, out);
     }
-    void matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
-                      const Tensor& up_scratch, const Tensor& out) override {
+    void do_matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
+                         const Tensor& up_scratch, const Tensor& out) override {
         before_operation();
         inner_->matmul_gated(act, w_gate, w_up, x, up_scratch, out);
     }
-    void matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
-                              const Tensor& x, const Tensor& ids, const Tensor& up_scratch,
-                              const Tensor& out) override {
+    void do_matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
+                                 const Tensor& x, const Tensor& ids, const Tensor& up_scratch,
+                                 const Tensor& out) override {
         before_operation();
         inner_->matmul_experts_gated(act, w_gate, w_up, n_experts, x, ids, up_scratch, out);
     }
-    void add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) override {
+    void do_add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) override {
         before_operation();
         inner_->add_expert_bias(bias, ids, out);
     }
-    void moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) override {
+    void do_moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) override {
         before_operation();
         inner_->moe_combine(y, weights, out);
     }
-    BackendCounters counters() const override { return inner_->counters(); }
-    void convert(const Tensor& x, const Tensor& out) override {
+    void do_convert(const Tensor& x, const Tensor& out) override {
         before_operation();
         inner_->convert(x, out);
     }
 
-protected:
     Backend& inner() const { return *inner_; }
     // Called before every operation is passed on (not for memory transfers).
     virtual void before_operation() {}

@@ -39,17 +39,26 @@ public:
         return std::make_unique<HostWeights>(host_->map_weights(bytes), host_buffers_);
     }
 
-    void matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
-                        const Tensor& out) override {
+    BackendCounters counters() const override {
+        BackendCounters c = inner().counters();
+        const BackendCounters h = host_->counters();
+        c.weight_bytes += h.weight_bytes;
+        c.expert_weight_bytes += h.expert_weight_bytes;
+        return c;
+    }
+
+protected:
+    void do_matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
+                           const Tensor& out) override {
         if (!on_host(w)) return inner().matmul_experts(w, n_experts, x, ids, out);
         const Tensor hx = to_host(x, 0), hids = to_host(ids, 1), hout = host_like(out, 2);
         host_->matmul_experts(w, n_experts, hx, hids, hout);
         back_to_device(hout, out);
     }
 
-    void matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
-                              const Tensor& x, const Tensor& ids, const Tensor& up_scratch,
-                              const Tensor& out) override {
+    void do_matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
+                                 const Tensor& x, const Tensor& ids, const Tensor& up_scratch,
+                                 const Tensor& out) override {
         if (!on_host(w_gate) && !on_host(w_up))
             return inner().matmul_experts_gated(act, w_gate, w_up, n_experts, x, ids, up_scratch, out);
         if (!on_host(w_gate) || !on_host(w_up))
@@ -61,19 +70,11 @@ public:
     }
 
     // Expert biases come from map_weights and stay on the device; a bias mapped with the experts is added on the host.
-    void add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) override {
+    void do_add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) override {
         if (!on_host(bias)) return inner().add_expert_bias(bias, ids, out);
         const Tensor hids = to_host(ids, 1), hout = to_host(out, 2);
         host_->add_expert_bias(bias, hids, hout);
         back_to_device(hout, out);
-    }
-
-    BackendCounters counters() const override {
-        BackendCounters c = inner().counters();
-        const BackendCounters h = host_->counters();
-        c.weight_bytes += h.weight_bytes;
-        c.expert_weight_bytes += h.expert_weight_bytes;
-        return c;
     }
 
 private:

@@ -80,10 +80,6 @@ struct AttentionParams {
     const Tensor* sinks = nullptr;
 };
 
-// Throws ember::Error "attention: sinks must be F32 with one value per query head" unless p.sinks is absent or is
-// a contiguous F32 tensor of p.n_head values (every backend's attention checks its sinks here).
-void require_attention_sinks(const AttentionParams& p);
-
 // The first cache row the query at `position` sees: 0, or the window's first row.
 inline int64_t first_visible_row(int64_t position, const AttentionParams& p) {
     return p.window > 0 && position >= p.window ? position - p.window + 1 : 0;
@@ -134,85 +130,122 @@ public:
     // The expert matrices of a mixture-of-experts layer, which only matmul_experts(_gated) read: a backend may keep
     // them elsewhere than the other weights (the host-experts placement keeps them in host memory).
     virtual std::unique_ptr<Buffer> map_expert_weights(std::span<const std::byte> bytes) { return map_weights(bytes); }
-    virtual void write(const Tensor& dst, std::span<const std::byte> src) = 0;  // host -> tensor (contiguous)
-    virtual void read(const Tensor& src, std::span<std::byte> dst) = 0;         // tensor -> host (contiguous)
+    void write(const Tensor& dst, std::span<const std::byte> src);  // host -> tensor (contiguous)
+    void read(const Tensor& src, std::span<std::byte> dst);         // tensor -> host (contiguous)
     virtual void synchronize() = 0;
 
     // --- operations (out may alias an input only where stated) --------------------------------------------------
     // out[i, :] = table[ids[i], :] converted to F32.
-    virtual void get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) = 0;
+    void get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out);
     // out[t, r] = sum_k w[r, k] * x[t, k] (+ bias[r] when bias is given). x and out F32.
-    virtual void matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias = nullptr) = 0;
+    void matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias = nullptr);
     // out[i, :] = x[i, :] / rms(x[i, :]) * weight (weight has x.cols elements). out may alias x.
-    virtual void rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) = 0;
+    void rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out);
     // LayerNorm: out[i, :] = (x[i, :] - mean) / sqrt(var + eps) * weight + bias, mean and (biased) variance over
     // the row; weight and bias F32 with x.cols elements. out may alias x.
-    virtual void layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
-                            const Tensor& out) = 0;
+    void layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps, const Tensor& out);
     // out = a + b; b may have one row (broadcast over a's rows). out may alias a.
-    virtual void add(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+    void add(const Tensor& a, const Tensor& b, const Tensor& out);
     // out = a * b elementwise; b may have one row (broadcast over rows) or one column (row r scaled by b[r, 0]).
     // out may alias a.
-    virtual void mul(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
-    virtual void scale(const Tensor& x, float s, const Tensor& out) = 0;
+    void mul(const Tensor& a, const Tensor& b, const Tensor& out);
+    void scale(const Tensor& x, float s, const Tensor& out);
     // out = act(gate, up) (Activation). out may alias gate.
-    virtual void gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out) = 0;
+    void gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out);
     // In place: rotates each head of x (rows = tokens, cols = n_heads * head_dim) at positions[row]. With
     // freq_factors (F32, n_rot/2 values), the angle of pair i is divided by freq_factors[i] (Llama 3 scaling).
-    virtual void rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
-                      const Tensor* freq_factors = nullptr) = 0;
+    void rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
+              const Tensor* freq_factors = nullptr);
     // Writes rows of k and v (F32) into rows positions[i] of the caches (F16 or Q8_0 rows of n_head_kv*head_dim).
-    virtual void store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
-                          std::span<const int32_t> positions) = 0;
+    void store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
+                  std::span<const int32_t> positions);
     // Causal attention of q (rows = tokens at positions[i]) over cache rows [0, n_kv): each query sees cache rows
     // j <= positions[i] (every query at n_kv - 1: bidirectional attention, as a vision encoder needs), and with a
     // window only the last p.window of them.
     // out: [tokens, n_head * head_dim].
-    virtual void attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
-                           std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) = 0;
+    void attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
+                   std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out);
     // In place softmax of each row.
-    virtual void softmax(const Tensor& x) = 0;
+    void softmax(const Tensor& x);
 
     // --- operations of hybrid and mixture-of-experts models ----------------------------------------------------
-    virtual void unary(UnaryOp op, const Tensor& x, const Tensor& out) = 0;  // elementwise; out may alias x
+    void unary(UnaryOp op, const Tensor& x, const Tensor& out);  // elementwise; out may alias x
     // Each run of head_dim elements of each row divided by max(its L2 norm, eps). out may alias x.
-    virtual void l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& out) = 0;
+    void l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& out);
     // out = rms_norm(x) * weight * silu(z), row by row (weight has x.cols elements). out may alias x.
-    virtual void rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps,
-                                const Tensor& out) = 0;
+    void rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps, const Tensor& out);
     // Causal depthwise convolution over time: out[t, c] = sum_k weight[c, k] * in[t - K + 1 + k, c], where the
     // K - 1 inputs before the batch come from state ([K - 1, C], oldest first, F32), which then holds the last
     // K - 1 inputs. weight: [C rows, K cols].
-    virtual void conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) = 0;
-    virtual void delta_rule(const DeltaRuleArgs& args) = 0;
+    void conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out);
+    void delta_rule(const DeltaRuleArgs& args);
     // Per row of logits [T, E]: softmax over all E, the k most probable experts (ties to the lower index), their
     // probabilities renormalized to sum 1 (the sum clamped at >= 6.1035e-5). ids: I32 [T, k]; weights: F32 [T, k].
-    virtual void moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) = 0;
+    void moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights);
     // w holds n_experts matrices of w.rows / n_experts rows each. For token t and slot j:
     //   out[t * k + j, :] = W_{ids[t, j]} · x[r, :], with r = t when x has T rows, r = t * k + j when it has T * k.
-    virtual void matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
-                                const Tensor& out) = 0;
+    void matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids, const Tensor& out);
     // The gated products of a feed-forward layer: out = act(x w_gate^T, x w_up^T), i.e.
     //   matmul(w_gate, x, out); matmul(w_up, x, up_scratch); gated_activation(act, out, up_scratch, out).
     // w_gate and w_up have the same shape; up_scratch is shaped like out (F32) and its contents afterwards are
     // unspecified: the default above uses it for the up product, a backend that fuses the three ignores it (so no
     // op allocates). out and up_scratch must not alias x or each other.
-    virtual void matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
-                              const Tensor& up_scratch, const Tensor& out);
+    void matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
+                      const Tensor& up_scratch, const Tensor& out);
     // The same for expert matrices, slot by slot as matmul_experts (w_gate and w_up hold n_experts matrices each):
     //   out[t * k + j, :] = act(G_{ids[t, j]} · x[r, :], U_{ids[t, j]} · x[r, :]).
-    virtual void matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
-                                      const Tensor& x, const Tensor& ids, const Tensor& up_scratch,
-                                      const Tensor& out);
+    void matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
+                              const Tensor& x, const Tensor& ids, const Tensor& up_scratch, const Tensor& out);
     // Per-expert biases (gpt-oss): out[t * k + j, :] += bias[ids[t, j], :] for every slot; bias F32 [n_experts, cols],
     // ids I32 [T, k], out F32 [T * k, cols] (in place).
-    virtual void add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) = 0;
+    void add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out);
     // out[t, :] = sum_j weights[t, j] * y[t * k + j, :]
-    virtual void moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) = 0;
+    void moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out);
 
     virtual BackendCounters counters() const { return {}; }
     // out (F32/F16/BF16/Q8_0 rows) = x converted.
-    virtual void convert(const Tensor& x, const Tensor& out) = 0;
+    void convert(const Tensor& x, const Tensor& out);
+
+protected:
+    // The operations themselves, called by the entry points above once the arguments have passed the one check of
+    // engine/backend/backend_contract.cpp (shapes, types, lengths, aliasing). An implementation checks only what is
+    // its own (a type or size its device cannot handle). do_matmul_gated and do_matmul_experts_gated default to the
+    // plain operations (backend_fused_defaults.cpp).
+    virtual void do_write(const Tensor& dst, std::span<const std::byte> src) = 0;
+    virtual void do_read(const Tensor& src, std::span<std::byte> dst) = 0;
+    virtual void do_get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) = 0;
+    virtual void do_matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) = 0;
+    virtual void do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) = 0;
+    virtual void do_layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
+                               const Tensor& out) = 0;
+    virtual void do_add(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+    virtual void do_mul(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+    virtual void do_scale(const Tensor& x, float s, const Tensor& out) = 0;
+    virtual void do_gated_activation(Activation act, const Tensor& gate, const Tensor& up, const Tensor& out) = 0;
+    virtual void do_rope(const Tensor& x, int head_dim, std::span<const int32_t> positions, const RopeParams& p,
+                         const Tensor* freq_factors) = 0;
+    virtual void do_store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, const Tensor& v_cache,
+                             std::span<const int32_t> positions) = 0;
+    virtual void do_attention(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, int64_t n_kv,
+                              std::span<const int32_t> positions, const AttentionParams& p, const Tensor& out) = 0;
+    virtual void do_softmax(const Tensor& x) = 0;
+    virtual void do_unary(UnaryOp op, const Tensor& x, const Tensor& out) = 0;
+    virtual void do_l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& out) = 0;
+    virtual void do_rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps,
+                                   const Tensor& out) = 0;
+    virtual void do_conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) = 0;
+    virtual void do_delta_rule(const DeltaRuleArgs& args) = 0;
+    virtual void do_moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) = 0;
+    virtual void do_matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
+                                   const Tensor& out) = 0;
+    virtual void do_matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
+                                 const Tensor& up_scratch, const Tensor& out);
+    virtual void do_matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
+                                         const Tensor& x, const Tensor& ids, const Tensor& up_scratch,
+                                         const Tensor& out);
+    virtual void do_add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) = 0;
+    virtual void do_moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) = 0;
+    virtual void do_convert(const Tensor& x, const Tensor& out) = 0;
 };
 
 struct CpuBackendOptions {
