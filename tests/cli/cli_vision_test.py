@@ -60,12 +60,20 @@ def spec_positions(n_text_after):
     return np.array(thw + [[p, p, p] for p in range(after, after + n_text_after)], dtype=np.int64)
 
 
+# The backends the image prompt runs on: the CPU and Vulkan (lavapipe in CI) by default; EMBER_IMAGE_BACKENDS=cuda,vulkan
+# on a GPU machine.
+BACKENDS = os.environ.get("EMBER_IMAGE_BACKENDS", "cpu,vulkan").split(",")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("batch", [0, 1, 7])
-def test_logits_of_an_image_prompt_match_the_reference(ref, batch, tmp_path):
+def test_logits_of_an_image_prompt_match_the_reference(ref, batch, backend, tmp_path):
     tokens = image_prompt(ref)
     out = tmp_path / "logits.f32"
     r = cli("logits", "-m", MODEL, "--mmproj", MMPROJ, "--image", IMAGE, "--tokens", ",".join(map(str, tokens)),
-            "-o", out, "--batch", batch, "--backend", "cpu", "--kv-type", "f32")
+            "-o", out, "--batch", batch, "--backend", backend, "--kv-type", "f32")
+    if r.returncode != 0 and backend != "cpu" and "this build of Ember has no" in r.stderr:
+        pytest.skip(r.stderr.strip())
     assert r.returncode == 0, r.stderr
     embedding = np.fromfile(VISION / "embedding_f32.f32", np.float32).reshape(N_IMAGE, -1)
     want, _, _ = ref.forward(tokens, embedded=[(4, embedding)], thw=spec_positions(4))
