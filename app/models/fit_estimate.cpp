@@ -31,10 +31,8 @@ FitInput fit_input(const ModelFacts& model, uint64_t context, uint64_t projector
     in.projector_bytes = projector_bytes;
     in.kv_bytes_per_position = model.kv_bytes_per_position;
     in.sliding_kv_bytes_per_position = model.sliding_kv_bytes_per_position;
-    // The engine's Llama-family batch (model/hparams.h kTransformerMaxBatch).
-    constexpr int64_t kEngineMaxBatch = 512;
     in.sliding_kv_positions = static_cast<uint64_t>(gguf::sliding_window_cache_rows(
-        model.sliding_window, static_cast<int64_t>(std::min<uint64_t>(context, INT64_MAX)), kEngineMaxBatch));
+        model.sliding_window, static_cast<int64_t>(std::min<uint64_t>(context, INT64_MAX))));
     in.draft_kv_bytes_per_position = model.draft_kv_bytes_per_position;
     in.recurrent_state_bytes = model.recurrent_state_bytes;
     uint32_t draft_tokens = 0;

@@ -14,7 +14,7 @@
 namespace ember::model {
 
 // The largest batch the Llama-family models run in one forward pass.
-constexpr int64_t kTransformerMaxBatch = 512;
+constexpr int64_t kTransformerMaxBatch = gguf::kTransformerMaxBatch;
 
 struct TransformerHParams {
     std::string arch;

@@ -220,9 +220,12 @@ struct SlidingWindowLayout {
     std::vector<bool> local_layers;
 };
 SlidingWindowLayout read_sliding_window(const File& file, const std::string& arch, int64_t n_layer);
+// The most tokens one forward pass of the engine's transformers takes (model/hparams.h uses it), which a
+// sliding-window cache keeps room for.
+inline constexpr int64_t kTransformerMaxBatch = 512;
 // The rows the engine keeps for a sliding-window layer at context n_ctx: twice the window plus one batch of up to
 // max_batch tokens (the window's rows move to the front when a batch would run past the end).
-inline int64_t sliding_window_cache_rows(int64_t window, int64_t n_ctx, int64_t max_batch) {
+inline int64_t sliding_window_cache_rows(int64_t window, int64_t n_ctx, int64_t max_batch = kTransformerMaxBatch) {
     return n_ctx < 2 * window + max_batch ? n_ctx : 2 * window + max_batch;
 }
 
