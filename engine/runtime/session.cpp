@@ -310,37 +310,68 @@ GenerationResult Session::chat(const chat::RenderRequest& conversation, const Ge
     return run(rows, options, on_chunk, parser);
 }
 
-std::vector<int32_t> Session::render(const chat::RenderRequest& conversation, chat::ParserOptions& parser,
-                                     size_t* conversation_end) const {
+const chat::Template& Session::chat_template() const {
     const chat::Template* tmpl = model_->chat_template();
     if (!tmpl) {
         const std::string& why = model_->chat_template_error();
         throw Error(why.empty() ? model_->file().name() + ": the model has no chat template; give one explicitly"
                                 : why);
     }
+    return *tmpl;
+}
+
+std::string Session::apply_chat_template(chat::RenderRequest& request) const {
+    const chat::Template& tmpl = chat_template();
     const Tokenizer& tokenizer = model_->tokenizer();
-    chat::RenderRequest request = conversation;
     if (!request.bos_token && tokenizer.bos_id() >= 0) request.bos_token = std::string(tokenizer.token_text(tokenizer.bos_id()));
     if (!request.eos_token && tokenizer.eos_id() >= 0) request.eos_token = std::string(tokenizer.token_text(tokenizer.eos_id()));
-    chat::carry_reasoning_to_thinking(*tmpl, request);
-    const std::string prompt = chat::apply_template(*tmpl, request);
-    // Templates usually write the BOS text themselves; add it only where they do not.
-    const bool add_bos = tokenizer.add_bos() && !(request.bos_token && prompt.starts_with(*request.bos_token));
+    chat::carry_reasoning_to_thinking(tmpl, request);
+    return chat::apply_template(tmpl, request);
+}
+
+std::vector<int32_t> Session::encode_prompt(const std::string& prompt, const chat::RenderRequest& request) const {
+    const Tokenizer& tokenizer = model_->tokenizer();
     std::vector<int32_t> tokens = tokenizer.encode(prompt, false, true);
-    if (add_bos) tokens.insert(tokens.begin(), tokenizer.bos_id());
-    parser = chat::parser_options_for(*tmpl, prompt);
+    // Templates usually write the BOS text themselves; add it only where they do not.
+    if (tokenizer.add_bos() && !(request.bos_token && prompt.starts_with(*request.bos_token)))
+        tokens.insert(tokens.begin(), tokenizer.bos_id());
+    return tokens;
+}
+
+std::vector<int32_t> Session::render(const chat::RenderRequest& conversation, chat::ParserOptions& parser,
+                                     size_t* conversation_end) const {
+    chat::RenderRequest request = conversation;
+    const std::string prompt = apply_chat_template(request);
+    const std::vector<int32_t> tokens = encode_prompt(prompt, request);
+    parser = chat::parser_options_for(chat_template(), prompt);
     if (conversation_end && model_->info().recurrent && request.add_generation_prompt) {
         request.add_generation_prompt = false;
-        const std::string without = chat::apply_template(*tmpl, request);
+        const std::string without = chat::apply_template(chat_template(), request);
         if (without.size() < prompt.size() && prompt.starts_with(without)) {
             // Tokens can merge across the boundary: the end is where the two tokenizations part.
-            std::vector<int32_t> head = tokenizer.encode(without, false, true);
-            if (add_bos) head.insert(head.begin(), tokenizer.bos_id());
+            const std::vector<int32_t> head = encode_prompt(without, request);
             const auto [a, b] = std::mismatch(tokens.begin(), tokens.end(), head.begin(), head.end());
             *conversation_end = static_cast<size_t>(a - tokens.begin());
         }
     }
     return tokens;
+}
+
+GenerationResult Session::continue_last_message(const chat::RenderRequest& conversation,
+                                                const GenerationOptions& options, const StreamCallback& on_chunk) {
+    const auto& messages = conversation.messages;
+    if (messages.empty() || !messages.back().contains("content") || !messages.back()["content"].is_string())
+        throw Error("nothing to continue: the conversation does not end with a message");
+    const std::string last = messages.back()["content"].get<std::string>();
+    chat::RenderRequest request = conversation;
+    request.add_generation_prompt = false;
+    std::string prompt = apply_chat_template(request);
+    const size_t at = last.empty() ? std::string::npos : prompt.rfind(last);
+    if (at == std::string::npos)
+        throw Error("cannot continue this message: the chat template does not write it back as it was");
+    prompt.resize(at + last.size());
+    const std::vector<int32_t> tokens = encode_prompt(prompt, request);
+    return run(runtime::PromptRows::text(tokens), options, on_chunk, chat::parser_options_for(chat_template(), prompt));
 }
 
 std::vector<float> Session::append(std::span<const int32_t> tokens) {

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "common/fixture_path.h"
@@ -247,4 +249,49 @@ TEST(Session, NaNScoresAreAnErrorNotZeroTokens) {
         EXPECT_NE(message.find("NaN (not a number) for 269 of the 269 next-token scores"), std::string::npos)
             << message;
     }
+}
+
+TEST(Session, ContinueLastMessagePicksUpWhereItsTextStops) {
+    auto model = load("llama-f32.gguf");
+    Session session(model);
+    GenerationOptions options;
+    options.max_tokens = 3;
+    options.ignore_end_of_generation = true;
+    chat::RenderRequest conversation;
+    conversation.messages.push_back({{"role", "user"}, {"content", "the theater"}});
+    conversation.messages.push_back({{"role", "assistant"}, {"content", "and then the"}});
+    const GenerationResult r = session.continue_last_message(conversation, options);
+    EXPECT_EQ(r.tokens.size(), 3u);
+    // The prompt ends with the message's own text: no end-of-message marker, no generation prompt after it.
+    const std::span<const int32_t> prompt =
+        std::span<const int32_t>(session.cached_tokens()).first(static_cast<size_t>(r.stats.prompt_tokens));
+    const std::string text = model->tokenizer().decode(prompt, true);
+    EXPECT_TRUE(text.ends_with("and then the")) << text;
+    // Greedy: the same as generating from that prompt by hand.
+    Session plain(model);
+    const GenerationResult again = plain.generate(prompt, options);
+    EXPECT_EQ(again.tokens, r.tokens);
+    EXPECT_EQ(again.content, r.content);
+
+    chat::RenderRequest empty;
+    EXPECT_EQ(error_of([&] { session.continue_last_message(empty, options); }),
+              "nothing to continue: the conversation does not end with a message");
+}
+
+TEST(Session, ContinueNeedsTheTemplateToWriteTheMessageBack) {
+    const std::filesystem::path tmpl = std::filesystem::temp_directory_path() / "ember_upper_template.jinja";
+    {
+        std::ofstream out(tmpl);
+        out << "{% for m in messages %}{{ m.content | upper }}\n{% endfor %}";
+    }
+    LoadOptions lo;
+    lo.chat_template_file = tmpl;
+    auto model = load("llama-f32.gguf", lo);
+    Session session(model);
+    chat::RenderRequest conversation;
+    conversation.messages.push_back({{"role", "user"}, {"content", "hello"}});
+    conversation.messages.push_back({{"role", "assistant"}, {"content", "half an answer"}});
+    EXPECT_EQ(error_of([&] { session.continue_last_message(conversation, {}); }),
+              "cannot continue this message: the chat template does not write it back as it was");
+    std::filesystem::remove(tmpl);
 }

@@ -224,38 +224,13 @@ std::vector<vision::Image> EngineWorker::decodeImages(const TurnRequest& request
 }
 
 GenerationResult EngineWorker::generate(const TurnRequest& request, const StreamCallback& onChunk) {
-    if (!request.continueLastMessage) {
-        const std::vector<vision::Image> images = decodeImages(request);
-        if (images.empty()) return m_session->chat(request.conversation, request.options, onChunk);
-        GenerationOptions options = request.options;
-        options.on_image = [this, id = request.id](int done, int total) { Q_EMIT readingImage(id, done, total); };
-        return m_session->chat(request.conversation, images, options, onChunk);
-    }
-
-    // Continue: render the conversation without a generation prompt and cut it right after the last message's
-    // text, so that the model picks up where that message stopped.
-    const chat::Template* tmpl = m_model->chat_template();
-    if (!tmpl) throw Error(m_model->file().name() + ": the model has no chat template");
-    const auto& messages = request.conversation.messages;
-    if (messages.empty() || !messages.back().contains("content") || !messages.back()["content"].is_string())
-        throw Error("nothing to continue: the conversation does not end with a message");
-    const std::string last = messages.back()["content"].get<std::string>();
-    chat::RenderRequest render = request.conversation;
-    render.add_generation_prompt = false;
-    const Tokenizer& tokenizer = m_model->tokenizer();
-    if (!render.bos_token && tokenizer.bos_id() >= 0)
-        render.bos_token = std::string(tokenizer.token_text(tokenizer.bos_id()));
-    if (!render.eos_token && tokenizer.eos_id() >= 0)
-        render.eos_token = std::string(tokenizer.token_text(tokenizer.eos_id()));
-    std::string prompt = chat::apply_template(*tmpl, render);
-    const size_t at = last.empty() ? std::string::npos : prompt.rfind(last);
-    if (at == std::string::npos)
-        throw Error("cannot continue this message: the chat template does not write it back as it was");
-    prompt.resize(at + last.size());
-    std::vector<int32_t> tokens = tokenizer.encode(prompt, false, true);
-    if (tokenizer.add_bos() && !(render.bos_token && prompt.starts_with(*render.bos_token)))
-        tokens.insert(tokens.begin(), tokenizer.bos_id());
-    return m_session->generate(tokens, request.options, onChunk);
+    if (request.continueLastMessage)
+        return m_session->continue_last_message(request.conversation, request.options, onChunk);
+    const std::vector<vision::Image> images = decodeImages(request);
+    if (images.empty()) return m_session->chat(request.conversation, request.options, onChunk);
+    GenerationOptions options = request.options;
+    options.on_image = [this, id = request.id](int done, int total) { Q_EMIT readingImage(id, done, total); };
+    return m_session->chat(request.conversation, images, options, onChunk);
 }
 
 void EngineWorker::runTurn(const TurnRequest& request) {

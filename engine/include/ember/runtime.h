@@ -214,6 +214,12 @@ public:
     // when the model has no projector, or the placeholders and images differ in number.
     GenerationResult chat(const chat::RenderRequest& conversation, std::span<const vision::Image> images,
                           const GenerationOptions& options, const StreamCallback& on_chunk = {});
+    // Continues the conversation's last message where its text stops ("continue this answer"): the conversation
+    // rendered without a generation prompt and cut right after that text, then generation with the output parser
+    // set up for where the cut prompt stands. Throws ember::Error when the conversation does not end with a message
+    // with text, or when the template does not write that text back as it was.
+    GenerationResult continue_last_message(const chat::RenderRequest& conversation, const GenerationOptions& options,
+                                           const StreamCallback& on_chunk = {});
     // Plain continuation of a token prompt (no template).
     GenerationResult generate(std::span<const int32_t> prompt, const GenerationOptions& options,
                               const StreamCallback& on_chunk = {});
@@ -249,6 +255,14 @@ private:
     // can only come back to a checkpoint.
     std::vector<int32_t> render(const chat::RenderRequest& conversation, chat::ParserOptions& parser,
                                 size_t* conversation_end = nullptr) const;
+    // The model's chat template (throws when there is none).
+    const chat::Template& chat_template() const;
+    // Fills the tokenizer's BOS and EOS texts into `request` where it has none, carries reasoning into the template's
+    // thinking field, and renders it.
+    std::string apply_chat_template(chat::RenderRequest& request) const;
+    // A rendered prompt as token ids, with the BOS token where the tokenizer wants one and the text does not start
+    // with it.
+    std::vector<int32_t> encode_prompt(const std::string& prompt, const chat::RenderRequest& request) const;
 
     std::shared_ptr<const LoadedModel> model_;
     SessionOptions options_;
