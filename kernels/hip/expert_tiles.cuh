@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The token tile of one block of the tiled products (matmul_tiled.cu, matmul_mma.cu): dense or grouped by expert.
+// The token tile of one block of the tiled products (matmul_tiled.cu, matmul_mma.cu) and of the grouped expert mat x
+// vec (matvec.cu): dense or grouped by expert.
 #pragma once
 
 #include <cstdint>
 
 #include "gpu_device.cuh"
+#include "kernels.h"
 
 namespace ember::gpu_kernels {
 
@@ -17,6 +19,16 @@ struct ExpertGroups {
     const int32_t* tiles = nullptr;       // per tile: its expert, then the index in list of its first slot
     const int32_t* tile_count = nullptr;  // the number of tiles
 };
+
+// The slots of one tile of the grouped expert mat x vec (matvec.cu): the smallest tile of all grouped products, which
+// sizes expert_group_bytes.
+inline constexpr int kMatvecExpertTileSlots = 8;
+
+// Groups the slots of ids ([slots], an expert each) by expert on the stream, into the scratch laid out for
+// expert_group_bytes, in tiles of at most tile_slots (>= kMatvecExpertTileSlots); the output rows of slots whose
+// expert is outside [0, n_experts) are zeroed there.
+ExpertGroups group_expert_slots(const Launch& l, const int32_t* ids, int64_t slots, int64_t n_experts, int tile_slots,
+                                void* scratch, const Rows& out);
 
 // An upper bound of the tile count that the host knows (the grids' height): every expert that has slots ends with
 // at most one partial tile.

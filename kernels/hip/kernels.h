@@ -56,8 +56,14 @@ struct TypedRows {
 // Activations as blocks of 32 int8 with their scale (Q8_1 style: d and d * sum of the codes).
 size_t q8_1_bytes(int64_t rows, int64_t cols);
 void quantize_q8_1(const Launch& l, const Rows& x, void* out);
-// Mat x vec for up to kMaxMatvecTokens tokens: out[t, r] = w[r, :] . x[t, :] (+ bias[r]).
-inline constexpr int64_t kMaxMatvecTokens = 8;
+// Mat x vec: out[t, r] = w[r, :] . x[t, :] (+ bias[r]), for any number of tokens in runs that read the weights once
+// each (16 tokens on the integer path, 8 on the float path). It beats the tiled products up to
+// max_matvec_tokens(type) tokens: 32 for the integer types (activations quantized once, quantize_q8_1), 16 for the
+// others.
+inline constexpr int64_t kMaxIntegerMatvecTokens = 32, kMaxFloatMatvecTokens = 16;
+inline int64_t max_matvec_tokens(uint32_t type, int64_t cols) {
+    return has_integer_matvec(type) && cols % 32 == 0 ? kMaxIntegerMatvecTokens : kMaxFloatMatvecTokens;
+}
 void matvec_integer(const Launch& l, const Weights& w, const void* xq, int64_t tokens, const Rows& out,
                     const float* bias);
 void matvec_float(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias);
@@ -71,6 +77,10 @@ void matvec_experts_integer(const Launch& l, const Weights& w, int64_t n_experts
                             const int32_t* ids, int64_t tokens, int k, const Rows& out);
 void matvec_experts_float(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot,
                           const int32_t* ids, int64_t tokens, int k, const Rows& out);
+// A verify batch of an integer type: the slots grouped by expert (scratch: expert_group_bytes), each expert's rows
+// read once per tile of kMatvecExpertTileSlots of its slots; the same sums as matvec_experts_integer.
+void matvec_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts, const void* xq, bool x_per_slot,
+                            const int32_t* ids, int64_t tokens, int k, const Rows& out, void* scratch);
 // The batched form: slots grouped by expert (scratch: expert_group_bytes), then one tiled product per tile of an
 // expert's slots (a block per tile, so a popular expert spreads over many blocks).
 size_t expert_group_bytes(int64_t n_experts, int64_t slots);

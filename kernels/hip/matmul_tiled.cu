@@ -168,14 +168,25 @@ void matmul_tiled(const Launch& l, const Weights& w, const Rows& x, const Rows& 
     });
 }
 
-// The grouped products' scalar tiles; the tensor-core ones are wider (experts_mma_tile_slots), so the scratch sized
-// for these holds their tile list too.
+// The grouped products' scalar tiles; the tensor-core ones are wider (experts_mma_tile_slots).
 constexpr int kExpertTileSlots = 16;
 
 size_t expert_group_bytes(int64_t n_experts, int64_t slots) {
-    // offsets, cursor, list, the tile count and the tiles (two words each)
-    const int64_t tiles = max_expert_tiles(slots, n_experts, kExpertTileSlots);
+    // offsets, cursor, list, the tile count and the tiles (two words each), for the narrowest tiles
+    const int64_t tiles = max_expert_tiles(slots, n_experts, kMatvecExpertTileSlots);
     return static_cast<size_t>(2 * n_experts + 1 + slots + 1 + 2 * tiles) * sizeof(int32_t);
+}
+
+ExpertGroups group_expert_slots(const Launch& l, const int32_t* ids, int64_t slots, int64_t n_experts, int tile_slots,
+                                void* scratch, const Rows& out) {
+    auto* offsets = static_cast<int32_t*>(scratch);
+    int32_t* cursor = offsets + n_experts + 1;
+    int32_t* list = cursor + n_experts;
+    int32_t* tile_count = list + slots;
+    int32_t* tiles = tile_count + 1;
+    group_slots_kernel<<<1, 1024, 0, l.stream>>>(ids, slots, n_experts, tile_slots, offsets, cursor, list, tiles,
+                                                  tile_count, out.data, out.stride, out.cols);
+    return ExpertGroups{offsets, list, tiles, tile_count};
 }
 
 void matmul_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot,
@@ -185,14 +196,7 @@ void matmul_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts
     const int64_t slots = tokens * k;
     const bool mma = mma_available(l, w.type);
     const int tile_slots = mma ? experts_mma_tile_slots(slots, n_experts) : BN;
-    auto* offsets = static_cast<int32_t*>(scratch);
-    int32_t* cursor = offsets + n_experts + 1;
-    int32_t* list = cursor + n_experts;
-    int32_t* tile_count = list + slots;
-    int32_t* tiles = tile_count + 1;
-    group_slots_kernel<<<1, 1024, 0, l.stream>>>(ids, slots, n_experts, tile_slots, offsets, cursor, list, tiles,
-                                                  tile_count, out.data, out.stride, out.cols);
-    const ExpertGroups groups{offsets, list, tiles, tile_count};
+    const ExpertGroups groups = group_expert_slots(l, ids, slots, n_experts, tile_slots, scratch, out);
     if (mma) {
         matmul_experts_mma(l, w, n_experts, x, x_per_slot, k, groups, slots, out);
         return;

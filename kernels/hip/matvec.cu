@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Mat x vec for decode and small verify batches (up to 8 tokens), the memory-bound hot path. A group of LPR lanes
-// owns one weight row; lane l walks blocks l, l + LPR, ... so that a group reads its row front to back.
+// Mat x vec for decode and verify batches (up to 32 tokens), the memory-bound hot path. A group of LPR lanes owns one
+// weight row; lane l walks blocks l, l + LPR, ... so that a group reads its row front to back. Each launch takes a run
+// of at most 16 tokens (8 on the float path) and reads the weights once for all of them.
 //   integer path (ROCmFP4 dual/FAST, Q4_0, Q8_0): activations quantized once to Q8_1-style blocks, weights
 //     expanded to int8 (ROCmFP4 through byte-permute codebook lookups, rocmfp4.md §7.2), 4 x int8 dot products;
 //   float path (every other type): decode32 to floats, fp32 dot products.
-// The expert forms pick each slot's matrix from ids on the device.
+// The expert forms pick each slot's matrix from ids on the device: per slot for one token, and for a verify batch
+// grouped by expert, so that an expert's rows are read once for every slot routed to it (the same sums as per slot).
+#include "expert_tiles.cuh"
 #include "matvec_common.cuh"
 
 namespace ember::gpu_kernels {
@@ -62,66 +65,78 @@ __device__ __forceinline__ uint32_t rocmfp4_values(uint32_t codes) {
     return gpu::select_bytes(mask, negative, positive);
 }
 
-// One weight block against the activation blocks of NT tokens.
-template <int T, int NT>
-__device__ __forceinline__ void integer_block(const uint8_t* blk, const ActBlock* x, int64_t x_step, float (&acc)[NT]) {
+// One weight block expanded to int8 values with its scales (s1: the second half's scale, ROCmFP4 dual only).
+struct IntegerBlock {
     int v[8];
     float s0 = 0.0f, s1 = 0.0f;
+};
+
+template <int T>
+__device__ __forceinline__ IntegerBlock load_integer_block(const uint8_t* blk) {
+    IntegerBlock b;
     if constexpr (T == kRocmfp4 || T == kRocmfp4Fast) {
         uint32_t w[5];
         gpu::load_unaligned<T == kRocmfp4 ? 18 : 17>(blk, w);
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            v[i] = static_cast<int>(rocmfp4_values(w[i] & 0x0f0f0f0fu));
-            v[4 + i] = static_cast<int>(rocmfp4_values((w[i] >> 4) & 0x0f0f0f0fu));
+            b.v[i] = static_cast<int>(rocmfp4_values(w[i] & 0x0f0f0f0fu));
+            b.v[4 + i] = static_cast<int>(rocmfp4_values((w[i] >> 4) & 0x0f0f0f0fu));
         }
-        s0 = rocmfp_scale(static_cast<uint8_t>(w[4] & 0xff));
-        s1 = T == kRocmfp4 ? rocmfp_scale(static_cast<uint8_t>((w[4] >> 8) & 0xff)) : s0;
+        b.s0 = rocmfp_scale(static_cast<uint8_t>(w[4] & 0xff));
+        b.s1 = T == kRocmfp4 ? rocmfp_scale(static_cast<uint8_t>((w[4] >> 8) & 0xff)) : b.s0;
     } else if constexpr (T == kQ4_0) {
         uint32_t w[4];
         gpu::load_unaligned<16>(blk + 2, w);
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            v[i] = static_cast<int>(w[i] & 0x0f0f0f0fu);
-            v[4 + i] = static_cast<int>((w[i] >> 4) & 0x0f0f0f0fu);
+            b.v[i] = static_cast<int>(w[i] & 0x0f0f0f0fu);
+            b.v[4 + i] = static_cast<int>((w[i] >> 4) & 0x0f0f0f0fu);
         }
-        s0 = half_to_float(gpu::load_u16(blk));
+        b.s0 = half_to_float(gpu::load_u16(blk));
     } else {  // Q8_0
         uint32_t w[8];
         gpu::load_unaligned<32>(blk + 2, w);
 #pragma unroll
-        for (int i = 0; i < 8; ++i) v[i] = static_cast<int>(w[i]);
-        s0 = half_to_float(gpu::load_u16(blk));
+        for (int i = 0; i < 8; ++i) b.v[i] = static_cast<int>(w[i]);
+        b.s0 = half_to_float(gpu::load_u16(blk));
     }
+    return b;
+}
+
+// A decoded weight block . one token's activation block.
+template <int T>
+__device__ __forceinline__ float integer_dot(const IntegerBlock& b, const ActBlock& a) {
+    if constexpr (T == kRocmfp4) {
+        int lo = 0, hi = 0;
 #pragma unroll
-    for (int t = 0; t < NT; ++t) {
-        const ActBlock& a = x[t * x_step];
-        if constexpr (T == kRocmfp4) {
-            int lo = 0, hi = 0;
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                lo = gpu::dot4_i8(v[i], a.q[i], lo);
-                hi = gpu::dot4_i8(v[4 + i], a.q[4 + i], hi);
-            }
-            acc[t] += a.d * (s0 * static_cast<float>(lo) + s1 * static_cast<float>(hi));
-        } else {
-            int sum = 0;
-#pragma unroll
-            for (int i = 0; i < 8; ++i) sum = gpu::dot4_i8(v[i], a.q[i], sum);
-            if constexpr (T == kQ4_0)
-                acc[t] += s0 * (a.d * static_cast<float>(sum) - 8.0f * a.s);
-            else
-                acc[t] += s0 * a.d * static_cast<float>(sum);
+        for (int i = 0; i < 4; ++i) {
+            lo = gpu::dot4_i8(b.v[i], a.q[i], lo);
+            hi = gpu::dot4_i8(b.v[4 + i], a.q[4 + i], hi);
         }
+        return a.d * (b.s0 * static_cast<float>(lo) + b.s1 * static_cast<float>(hi));
+    } else {
+        int sum = 0;
+#pragma unroll
+        for (int i = 0; i < 8; ++i) sum = gpu::dot4_i8(b.v[i], a.q[i], sum);
+        if constexpr (T == kQ4_0)
+            return b.s0 * (a.d * static_cast<float>(sum) - 8.0f * a.s);
+        else
+            return b.s0 * a.d * static_cast<float>(sum);
     }
 }
+
+template <int T>
+inline constexpr int kIntegerBlockBytes = T == kRocmfp4 ? 18 : T == kRocmfp4Fast ? 17 : T == kQ4_0 ? 18 : 34;
 
 // Row `row` of `w` (block bytes BB) against NT tokens; the LPR lanes of a group each return a partial sum.
 template <int T, int NT, int LPR>
 __device__ __forceinline__ void integer_row(const uint8_t* row, int nb, const ActBlock* x, int64_t x_step, int lane,
                                             float (&acc)[NT]) {
-    constexpr int kBlockBytes = T == kRocmfp4 ? 18 : T == kRocmfp4Fast ? 17 : T == kQ4_0 ? 18 : 34;
-    for (int b = lane; b < nb; b += LPR) integer_block<T, NT>(row + static_cast<size_t>(b) * kBlockBytes, x + b, x_step, acc);
+    for (int b = lane; b < nb; b += LPR) {
+        const IntegerBlock wb = load_integer_block<T>(row + static_cast<size_t>(b) * kIntegerBlockBytes<T>);
+#pragma unroll
+        for (int t = 0; t < NT; ++t) acc[t] += integer_dot<T>(wb, x[b + t * x_step]);
+    }
 }
 
 template <int T, int NT, int LPR>
@@ -155,6 +170,39 @@ __global__ void matvec_experts_integer_kernel(const uint8_t* w, size_t row_strid
     }
     const float sum = group_sum<LPR>(acc[0]);
     if (lane == 0 && row < rows) out[slot * out_stride + row] = sum;
+}
+
+// grid.y: a tile of at most kMatvecExpertTileSlots slots of one expert (group_expert_slots); blocks past the tile
+// count return at once. Each slot's sum is the per-slot kernel's, bit for bit.
+template <int T, int LPR>
+__global__ void matvec_experts_grouped_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int nb,
+                                              const ActBlock* x, bool x_per_slot, int k, ExpertGroups groups,
+                                              float* out, int64_t out_stride) {
+    constexpr int BN = kMatvecExpertTileSlots;
+    __shared__ int64_t x_row[BN], out_row[BN];
+    int expert = 0;
+    const int n = load_token_tile<BN>(groups, 0, x_per_slot, k, x_row, out_row, expert);
+    if (n == 0) return;
+    __syncthreads();
+    const int lane = threadIdx.x % LPR;
+    const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / LPR) + threadIdx.x / LPR;
+    float acc[BN] = {};
+    if (row < rows) {
+        const uint8_t* wr = w + (static_cast<int64_t>(expert) * rows + row) * row_stride;
+        for (int b = lane; b < nb; b += LPR) {
+            const IntegerBlock wb = load_integer_block<T>(wr + static_cast<size_t>(b) * kIntegerBlockBytes<T>);
+#pragma unroll
+            for (int t = 0; t < BN; ++t)
+                if (t < n) acc[t] += integer_dot<T>(wb, x[x_row[t] * nb + b]);
+        }
+    }
+#pragma unroll
+    for (int t = 0; t < BN; ++t) {
+        if (t < n) {  // n is the same for the whole block: every lane takes part in the shuffles
+            const float sum = group_sum<LPR>(acc[t]);
+            if (lane == 0 && row < rows) out[out_row[t] * out_stride + row] = sum;
+        }
+    }
 }
 
 // --- float path --------------------------------------------------------------------------------------------------
@@ -214,6 +262,9 @@ __global__ void matvec_experts_float_kernel(const uint8_t* w, size_t row_stride,
 }
 
 constexpr int kThreads = 128;
+// The most tokens one launch takes: 16 on the integer path, 8 on the float path (its 32 decoded weights per lane
+// leave room for fewer accumulators).
+constexpr int kIntegerRunTokens = 16, kFloatRunTokens = 8;
 
 // Lanes per row: 32 for rows of at least 32 blocks, else 16 (short rows such as the expert down projections).
 template <typename F>
@@ -224,18 +275,24 @@ void with_lanes(int64_t chunks, F&& f) {
         f.template operator()<16>();
 }
 
-template <typename F>
-void with_tokens(int64_t tokens, F&& f) {
-    switch (tokens) {
+// Token counts are split into runs of MaxRun (16 or 8), then 8, 4, 2 and 1 so that only those instances exist.
+template <int MaxRun>
+int64_t token_run(int64_t left) {
+    return MaxRun >= 16 && left >= 16 ? 16 : left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1;
+}
+
+template <int MaxRun, typename F>
+void with_tokens(int64_t run, F&& f) {
+    switch (run) {
         case 1: f.template operator()<1>(); break;
         case 2: f.template operator()<2>(); break;
         case 4: f.template operator()<4>(); break;
-        default: f.template operator()<8>(); break;
+        case 8: f.template operator()<8>(); break;
+        default:
+            if constexpr (MaxRun >= 16) f.template operator()<16>();
+            break;
     }
 }
-
-// Token counts are split into runs of 8, 4, 2 and 1 so that only those four instances exist.
-int64_t token_run(int64_t left) { return left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1; }
 
 template <typename F>
 bool dispatch_integer_type(uint32_t type, F&& f) {
@@ -268,10 +325,10 @@ void matvec_integer(const Launch& l, const Weights& w, const void* xq, int64_t t
     const int nb = static_cast<int>(w.cols / 32);
     const auto* x = static_cast<const ActBlock*>(xq);
     for (int64_t t0 = 0; t0 < tokens;) {
-        const int64_t run = token_run(tokens - t0);
+        const int64_t run = token_run<kIntegerRunTokens>(tokens - t0);
         dispatch_integer_type(w.type, [&]<int T>() {
             with_lanes(nb, [&]<int LPR>() {
-                with_tokens(run, [&]<int NT>() {
+                with_tokens<kIntegerRunTokens>(run, [&]<int NT>() {
                     const unsigned grid = static_cast<unsigned>((w.rows + kThreads / LPR - 1) / (kThreads / LPR));
                     matvec_integer_kernel<T, NT, LPR><<<grid, kThreads, 0, l.stream>>>(
                         w.data, w.row_stride, w.rows, nb, x + t0 * nb, out.data + t0 * out.stride, out.stride, bias);
@@ -285,10 +342,10 @@ void matvec_integer(const Launch& l, const Weights& w, const void* xq, int64_t t
 void matvec_float(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias) {
     const int64_t chunks = (w.cols + 31) / 32;
     for (int64_t t0 = 0; t0 < x.rows;) {
-        const int64_t run = token_run(x.rows - t0);
+        const int64_t run = token_run<kFloatRunTokens>(x.rows - t0);
         dispatch_weight_type(w.type, [&]<int T>() {
             with_lanes(chunks, [&]<int LPR>() {
-                with_tokens(run, [&]<int NT>() {
+                with_tokens<kFloatRunTokens>(run, [&]<int NT>() {
                     const unsigned grid = static_cast<unsigned>((w.rows + kThreads / LPR - 1) / (kThreads / LPR));
                     matvec_float_kernel<T, NT, LPR><<<grid, kThreads, 0, l.stream>>>(
                         w.data, w.row_stride, w.rows, w.cols, x.data + t0 * x.stride, x.stride,
@@ -311,6 +368,23 @@ void matvec_experts_integer(const Launch& l, const Weights& w, int64_t n_experts
             matvec_experts_integer_kernel<T, LPR><<<grid, kThreads, 0, l.stream>>>(
                 w.data, w.row_stride, rows, n_experts, nb, static_cast<const ActBlock*>(xq), x_per_slot, ids, k,
                 out.data, out.stride);
+        });
+    });
+}
+
+void matvec_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts, const void* xq, bool x_per_slot,
+                            const int32_t* ids, int64_t tokens, int k, const Rows& out, void* scratch) {
+    const int nb = static_cast<int>(w.cols / 32);
+    const int64_t rows = w.rows / n_experts;
+    const int64_t slots = tokens * k;
+    const ExpertGroups groups = group_expert_slots(l, ids, slots, n_experts, kMatvecExpertTileSlots, scratch, out);
+    dispatch_integer_type(w.type, [&]<int T>() {
+        with_lanes(nb, [&]<int LPR>() {
+            const dim3 grid(static_cast<unsigned>((rows + kThreads / LPR - 1) / (kThreads / LPR)),
+                            static_cast<unsigned>(max_expert_tiles(slots, n_experts, kMatvecExpertTileSlots)));
+            matvec_experts_grouped_kernel<T, LPR><<<grid, kThreads, 0, l.stream>>>(
+                w.data, w.row_stride, rows, nb, static_cast<const ActBlock*>(xq), x_per_slot, k, groups, out.data,
+                out.stride);
         });
     });
 }

@@ -199,19 +199,18 @@ TEST_F(GpuBackendTest, EveryMatrixProductPathAgainstFloat64) {
             const std::vector<std::byte> bytes = quantized(type, rows, cols, random_values(rng_, rows * cols));
             const std::vector<double> w = dequantized(type, rows, cols, bytes);
             const Tensor tw = t.upload(type, rows, cols, bytes);
-            // 1-8 tokens: mat x vec (integer or float); 9-32 (verify batches): integer mat x vec in chunks of 8 where
-            // the type has it, else tiles; 33 and more: tiles, including partial tiles.
-            for (int64_t tokens : {1, 3, 8, 9, 32, 33, 64, 100}) {
+            // Mat x vec up to 32 tokens (integer types, runs of 16) or 16 (float path, runs of 8); past that, tiles,
+            // including partial tiles.
+            for (int64_t tokens : {1, 3, 8, 9, 16, 17, 32, 33, 64, 100}) {
                 const std::vector<float> x = random_values(rng_, tokens * cols);
                 const Tensor out = t.empty(TensorType::F32, tokens, rows);
                 gpu->matmul(tw, t.f32(tokens, cols, x), out);
                 const std::vector<double> want = product(w, rows, cols, x, tokens);
-                const double tolerance = gpu_kernels::has_integer_matvec(static_cast<uint32_t>(type)) &&
-                                                 tokens <= gpu_backend::kChunkedMatvecMaxTokens
-                                             ? 3e-2
-                                         : tokens > gpu_kernels::kMaxMatvecTokens && type != TensorType::F16
-                                             ? kTensorCoreTolerance
-                                             : 1e-4;
+                const auto type_id = static_cast<uint32_t>(type);
+                const bool matvec = tokens <= gpu_kernels::max_matvec_tokens(type_id, cols);
+                const double tolerance = gpu_kernels::has_integer_matvec(type_id) && matvec ? 3e-2
+                                         : !matvec && type != TensorType::F16   ? kTensorCoreTolerance
+                                                                                : 1e-4;
                 EXPECT_LE(relative_error(t.download(out), want), tolerance)
                     << gguf::traits(type).name << ", " << rows << " rows, " << tokens << " tokens";
             }
@@ -283,6 +282,61 @@ TEST_F(GpuBackendTest, GroupedExpertsMatchTheReference) {
             }
             EXPECT_LE(relative_error(t.download(out), want), kTensorCoreTolerance)
                 << (per_slot ? "per slot, " : "per token, ") << tokens << " tokens";
+        }
+    }
+}
+
+// Verify batches of the integer types group the slots by expert and read each expert's rows once per tile of 8 of
+// its slots: every slot's row must be the one-token (per-slot) product's, bit for bit, so that verifying drafted
+// tokens sees exactly what decoding them one by one sees; a slot with an expert outside the range gives zeros.
+TEST_F(GpuBackendTest, GroupedExpertMatvecEqualsOneTokenAtATime) {
+    auto gpu = gpu_backend::make_gpu_backend({});
+    Tensors t(*gpu);
+    const int64_t experts = 12, rows = 80, cols = 512;
+    const int k = 4;
+    for (TensorType type : {TensorType::Q4_0_ROCMFP4, TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q4_0,
+                            TensorType::Q8_0}) {
+        const std::vector<std::byte> bytes =
+            quantized(type, experts * rows, cols, random_values(rng_, experts * rows * cols));
+        const std::vector<double> w = dequantized(type, experts * rows, cols, bytes);
+        const Tensor tw = t.upload(type, experts * rows, cols, bytes);
+        for (int64_t tokens : {2, 9, 16, 32}) {
+            // Expert 3 in every token (more than one tile of 8 slots past 8 tokens), one slot out of range.
+            std::vector<int32_t> ids(static_cast<size_t>(tokens * k));
+            for (size_t i = 0; i < ids.size(); ++i)
+                ids[i] = i % k == 0 ? 3 : static_cast<int32_t>((i * 7 + i / 5) % experts);
+            ids[1] = -1;
+            const Tensor tids = t.upload(TensorType::I32, tokens, k, std::as_bytes(std::span(ids)));
+            for (bool per_slot : {false, true}) {
+                const int64_t x_rows = per_slot ? tokens * k : tokens;
+                const std::vector<float> x = random_values(rng_, x_rows * cols);
+                const Tensor tx = t.f32(x_rows, cols, x);
+                const Tensor out = t.empty(TensorType::F32, tokens * k, rows);
+                gpu->matmul_experts(tw, experts, tx, tids, out);
+                const std::vector<float> batch = t.download(out);
+                std::vector<double> want(static_cast<size_t>(tokens * k * rows), 0.0);
+                for (int64_t s = 0; s < tokens * k; ++s) {
+                    const int64_t e = ids[static_cast<size_t>(s)], src = per_slot ? s : s / k;
+                    if (e < 0) continue;
+                    for (int64_t r = 0; r < rows; ++r) {
+                        double sum = 0;
+                        for (int64_t c = 0; c < cols; ++c) sum += w[(e * rows + r) * cols + c] * x[src * cols + c];
+                        want[s * rows + r] = sum;
+                    }
+                }
+                const std::string what = std::string(gguf::traits(type).name) + ", " + std::to_string(tokens) +
+                                         " tokens" + (per_slot ? ", per slot" : "");
+                EXPECT_LE(relative_error(batch, want), 3e-2) << what;
+                for (int64_t r = 0; r < rows; ++r) EXPECT_EQ(batch[rows + r], 0.0f) << what;
+                for (int64_t token = 0; token < tokens; ++token) {
+                    const Tensor one = t.empty(TensorType::F32, k, rows);
+                    gpu->matmul_experts(tw, experts, per_slot ? tx.row_range(token * k, k) : tx.row_range(token, 1),
+                                        tids.row_range(token, 1), one);
+                    const std::vector<float> single = t.download(one);
+                    EXPECT_TRUE(std::equal(single.begin(), single.end(), batch.begin() + token * k * rows))
+                        << what << ": token " << token << " differs from its one-token product";
+                }
+            }
         }
     }
 }

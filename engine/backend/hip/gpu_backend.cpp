@@ -143,30 +143,20 @@ void GpuBackend::do_matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
     if (bias) {
         bv = f32_rows(*bias, "matmul bias").data;
     }
-    if (x.rows > gk::kMaxMatvecTokens && x.rows <= kChunkedMatvecMaxTokens && w.cols % 32 == 0 &&
-        gk::has_integer_matvec(wv.type)) {
-        // A verify batch: mat x vec over chunks of tokens (each re-reads the weights, which costs less than a
-        // tiled product of a few rows; no cliff past kMaxMatvecTokens).
-        for (int64_t t0 = 0; t0 < x.rows; t0 += gk::kMaxMatvecTokens) {
-            const int64_t n = std::min<int64_t>(gk::kMaxMatvecTokens, x.rows - t0);
-            matmul(w, x.row_range(t0, n), out.row_range(t0, n), bias);
-        }
-        return;
-    }
     counters_.weight_bytes += static_cast<uint64_t>(w.rows) * w.row_stride;
     if (x.rows == 0) return;
-    const bool blocks_of_32 = w.cols % 32 == 0;
-    if (x.rows <= gk::kMaxMatvecTokens && blocks_of_32 && gk::has_integer_matvec(wv.type)) {
+    const bool matvec = x.rows <= gk::max_matvec_tokens(wv.type, w.cols);
+    if (matvec && w.cols % 32 == 0 && gk::has_integer_matvec(wv.type)) {
         auto* xq = scratch(kActivations, gk::q8_1_bytes(x.rows, x.cols));
         record_product(wv, launch_key("matvec_integer", wv, xv, ov, bv, xq),
                        [=](const gk::Launch& l, const std::byte*) {
                            gk::quantize_q8_1(l, xv, xq);
                            gk::matvec_integer(l, wv, xq, xv.rows, ov, bv);
                        });
-    } else if (x.rows <= gk::kMaxMatvecTokens) {
+    } else if (matvec) {
         record_product(wv, launch_key("matvec_float", wv, xv, ov, bv),
                        [=](const gk::Launch& l, const std::byte*) { gk::matvec_float(l, wv, xv, ov, bv); });
-    } else {  // rows that end mid-chunk (float weights) too
+    } else {
         record_product(wv, launch_key("matmul_tiled", wv, xv, ov, bv),
                        [=](const gk::Launch& l, const std::byte*) { gk::matmul_tiled(l, wv, xv, ov, bv); });
     }
@@ -184,26 +174,27 @@ void GpuBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const Ten
     const auto* idv = reinterpret_cast<const int32_t*>(device_data(ids, "matmul_experts ids"));
     const bool per_slot = x.rows == tokens * k && k > 1;
     const int64_t slots = tokens * k;
-    if (tokens > gk::kMaxMatvecTokens && tokens <= kChunkedMatvecMaxTokens && gk::has_integer_matvec(wv.type)) {
-        // A verify batch: per-slot mat x vec over chunks of tokens, as in matmul.
-        for (int64_t t0 = 0; t0 < tokens; t0 += gk::kMaxMatvecTokens) {
-            const int64_t n = std::min<int64_t>(gk::kMaxMatvecTokens, tokens - t0);
-            matmul_experts(w, n_experts, per_slot ? x.row_range(t0 * k, n * k) : x.row_range(t0, n),
-                           ids.row_range(t0, n), out.row_range(t0 * k, n * k));
-        }
-        return;
-    }
     counters_.expert_weight_bytes += static_cast<uint64_t>(std::min(slots, n_experts) * rows) * w.row_stride;
     counters_.weight_bytes += static_cast<uint64_t>(std::min(slots, n_experts) * rows) * w.row_stride;
     if (slots == 0) return;
-    if (tokens <= gk::kMaxMatvecTokens && gk::has_integer_matvec(wv.type)) {
+    const bool integer = gk::has_integer_matvec(wv.type);
+    if (integer && tokens == 1) {
         auto* xq = scratch(kActivations, gk::q8_1_bytes(x.rows, x.cols));
         record_product(wv, launch_key("experts_integer", wv, n_experts, xv, idv, k, ov, xq),
                        [=](const gk::Launch& l, const std::byte*) {
                            gk::quantize_q8_1(l, xv, xq);
                            gk::matvec_experts_integer(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov);
                        });
-    } else if (tokens <= gk::kMaxMatvecTokens) {
+    } else if (integer && tokens <= gk::kMaxIntegerMatvecTokens) {
+        // A verify batch: each routed expert's rows read once for all its slots, not once per slot.
+        auto* xq = scratch(kActivations, gk::q8_1_bytes(x.rows, x.cols));
+        auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
+        record_product(wv, launch_key("experts_grouped_integer", wv, n_experts, xv, idv, k, ov, xq, groups),
+                       [=](const gk::Launch& l, const std::byte*) {
+                           gk::quantize_q8_1(l, xv, xq);
+                           gk::matvec_experts_grouped(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov, groups);
+                       });
+    } else if (!integer && tokens <= kPerSlotFloatExpertTokens) {
         record_product(wv, launch_key("experts_float", wv, n_experts, xv, idv, k, ov),
                        [=](const gk::Launch& l, const std::byte*) {
                            gk::matvec_experts_float(l, wv, n_experts, xv, per_slot, idv, tokens, k, ov);

@@ -14,9 +14,10 @@
 
 namespace ember::gpu_backend {
 
-// Batches of up to this many tokens (speculative verification) run the mat x vec kernels in chunks of
-// gpu_kernels::kMaxMatvecTokens; larger ones take the tiled and grouped prefill products.
-inline constexpr int64_t kChunkedMatvecMaxTokens = 32;
+// Expert products of a float-path type (neither ROCmFP4, Q4_0 nor Q8_0) run per slot up to this many tokens, and
+// grouped into tiles past it; the integer types run per slot for one token and grouped mat x vec up to
+// gpu_kernels::kMaxIntegerMatvecTokens.
+inline constexpr int64_t kPerSlotFloatExpertTokens = 8;
 
 enum class WeightPlacement {
     automatic,  // in place on an integrated GPU (unified memory), uploaded on a discrete one
