@@ -17,6 +17,7 @@
 #include "cli_bench_speculation.h"
 #include "cli_model.h"
 #include "cli_vision.h"
+#include "ember/model_evaluator.h"
 
 namespace ember::cli {
 
@@ -47,44 +48,35 @@ int run_bench(const Args& raw) {
     const std::vector<vision::Image> images = load_images(image_paths);
     auto loaded = load_model_from_args(args);
     require_projector(*loaded, image_paths);
-    const Model& model = loaded->model();
-    const int64_t n_vocab = model.info().n_vocab;
+    const int64_t n_vocab = loaded->info().n_vocab;
     SessionOptions so = session_options_from_args(args);
-    StateOptions state_options;
-    state_options.n_ctx = n_prompt + n_gen + 1;
-    state_options.kv_type = so.kv_type;
-    auto state = model.create_state(state_options);
+    ModelEvaluator evaluator(loaded, n_prompt + n_gen + 1, so.kv_type);
 
     std::vector<int32_t> prompt(static_cast<size_t>(n_prompt));
     for (int64_t i = 0; i < n_prompt; ++i) prompt[static_cast<size_t>(i)] = static_cast<int32_t>((i * 7919 + 13) % n_vocab);
     Figure prefill, decode;
-    std::vector<float> logits;
     uint64_t decode_weight_bytes = 0;  // read by the matrix products of all decode steps (the backend's counters)
     for (int64_t r = 0; r < reps; ++r) {
-        state->truncate(0);
+        evaluator.truncate(0);
         auto start = Clock::now();
-        for (int64_t first = 0; first < n_prompt; first += model.max_batch()) {
-            const auto chunk = std::span<const int32_t>(prompt).subspan(
-                static_cast<size_t>(first), static_cast<size_t>(std::min(model.max_batch(), n_prompt - first)));
-            model.forward(*state, {chunk, static_cast<int32_t>(first), false}, logits);
-        }
+        const std::vector<float>* logits = &evaluator.forward(prompt);
         prefill.runs.push_back(n_prompt / std::chrono::duration<double>(Clock::now() - start).count());
         if (n_gen == 0) continue;
-        const uint64_t weight_bytes_before = loaded->backend().counters().weight_bytes;
+        const uint64_t weight_bytes_before = evaluator.weight_bytes_read();
         start = Clock::now();
         for (int64_t i = 0; i < n_gen; ++i) {
-            const int32_t next = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+            const int32_t next = static_cast<int32_t>(std::max_element(logits->begin(), logits->end()) - logits->begin());
             const int32_t one[1] = {next};
-            model.forward(*state, {one, static_cast<int32_t>(n_prompt + i), false}, logits);
+            logits = &evaluator.forward(one);
         }
         decode.runs.push_back(n_gen / std::chrono::duration<double>(Clock::now() - start).count());
-        decode_weight_bytes += loaded->backend().counters().weight_bytes - weight_bytes_before;
+        decode_weight_bytes += evaluator.weight_bytes_read() - weight_bytes_before;
     }
 
     const nlohmann::ordered_json speculation = bench_speculation(loaded, so, prompt, n_gen, reps);
     nlohmann::ordered_json verify_cost;
     if (const long long k = args.get_int("--verify-curve", 0); k > 0)
-        verify_cost = bench_verify_cost(*loaded, so.kv_type, prompt, static_cast<int>(std::min(k, 64LL)));
+        verify_cost = bench_verify_cost(loaded, so.kv_type, prompt, static_cast<int>(std::min(k, 64LL)));
 
     nlohmann::ordered_json image_figures = nlohmann::ordered_json::array();
     for (size_t k = 0; k < images.size(); ++k) {
@@ -106,11 +98,11 @@ int run_bench(const Args& raw) {
     if (args.has("--json")) {
         nlohmann::ordered_json out = {
             {"model", args.get("--model")},
-            {"architecture", model.info().architecture},
-            {"backend", loaded->backend().name()},
+            {"architecture", loaded->info().architecture},
+            {"backend", loaded->backend_name()},
             {"device", device_json(loaded->device_choice())},
-            {"n_params", model.info().n_params},
-            {"weight_bytes", model.info().weight_bytes},
+            {"n_params", loaded->info().n_params},
+            {"weight_bytes", loaded->info().weight_bytes},
             {"n_prompt", n_prompt},
             {"n_gen", n_gen},
             {"repetitions", reps},
@@ -129,7 +121,7 @@ int run_bench(const Args& raw) {
         if (!image_figures.empty()) out["images"] = image_figures;
         std::cout << out.dump(2) << "\n";
     } else {
-        std::printf("%s on %s\n", args.get("--model").c_str(), loaded->backend().name().c_str());
+        std::printf("%s on %s\n", args.get("--model").c_str(), loaded->backend_name().c_str());
         std::printf("  device    %s\n", device_line(*loaded).c_str());
         std::printf("  load      %8.2f s\n", loaded->load_seconds());
         std::printf("  prefill   %8.1f tok/s  (± %.1f, %lld tokens)\n", prefill.mean(), prefill.stddev(),

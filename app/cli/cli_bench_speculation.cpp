@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "bench_figure.h"
+#include "ember/model_evaluator.h"
 
 namespace ember::cli {
 
@@ -59,34 +60,22 @@ nlohmann::ordered_json bench_speculation(const std::shared_ptr<LoadedModel>& mod
             {"identical_output", identical}};
 }
 
-nlohmann::ordered_json bench_verify_cost(const LoadedModel& loaded, KvCacheType kv_type,
+nlohmann::ordered_json bench_verify_cost(const std::shared_ptr<const LoadedModel>& model, KvCacheType kv_type,
                                          std::span<const int32_t> prompt, int max_tokens) {
-    const Model& model = loaded.model();
-    const int64_t n = static_cast<int64_t>(prompt.size());
-    StateOptions so;
-    so.n_ctx = n + max_tokens + 1;
-    so.kv_type = kv_type;
-    so.max_rollback = max_tokens;
-    auto state = model.create_state(so);
-    std::vector<float> logits;
-    for (int64_t first = 0; first < n; first += model.max_batch()) {
-        const auto chunk = prompt.subspan(static_cast<size_t>(first),
-                                          static_cast<size_t>(std::min(model.max_batch(), n - first)));
-        model.forward(*state, {chunk, static_cast<int32_t>(first), false}, logits);
-    }
-    state->checkpoint();  // a recurrent state returns here after the plain steps, which keep no snapshots
+    const auto n = static_cast<int64_t>(prompt.size());
+    ModelEvaluator evaluator(model, n + max_tokens + 1, kv_type, max_tokens);
+    evaluator.forward(prompt);
+    evaluator.checkpoint();  // a recurrent state returns here after the plain steps, which keep no snapshots
     std::vector<int32_t> tokens(static_cast<size_t>(max_tokens));
     for (int i = 0; i < max_tokens; ++i) tokens[static_cast<size_t>(i)] = prompt[static_cast<size_t>(i) % prompt.size()];
     // Median of 5 timed runs after one warm-up; each run is cut back to the prompt afterwards.
     const auto time = [&](int k, bool verify) {
         std::vector<double> seconds;
         for (int run = 0; run < 6; ++run) {
-            ForwardRequest r{std::span<const int32_t>(tokens).first(static_cast<size_t>(k)), static_cast<int32_t>(n),
-                             verify, verify ? k : 0};
             const auto start = Clock::now();
-            model.forward(*state, r, logits);
+            evaluator.forward(std::span<const int32_t>(tokens).first(static_cast<size_t>(k)), verify, verify ? k : 0);
             if (run > 0) seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-            if (state->truncate(n) != n) throw Error("verify-cost bench: the state could not return to the prompt");
+            if (evaluator.truncate(n) != n) throw Error("verify-cost bench: the state could not return to the prompt");
         }
         return median(seconds);
     };

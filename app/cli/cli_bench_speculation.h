@@ -17,7 +17,7 @@ nlohmann::ordered_json bench_speculation(const std::shared_ptr<LoadedModel>& mod
 
 // For k = 1..max_tokens: seconds of one forward of k tokens kept for rollback (a verify pass) after `prompt`,
 // relative to one plain single-token decode step.
-nlohmann::ordered_json bench_verify_cost(const LoadedModel& model, KvCacheType kv_type,
+nlohmann::ordered_json bench_verify_cost(const std::shared_ptr<const LoadedModel>& model, KvCacheType kv_type,
                                          std::span<const int32_t> prompt, int max_tokens);
 
 }  // namespace ember::cli

@@ -2,39 +2,17 @@
 // ember-cli devices [--json] [--bandwidth [--backend NAME] [--size MiB]]: the GPU devices Ember can use, with
 // their memory heaps and the features its kernels use; --bandwidth also measures a device's memory bandwidth with
 // a copy kernel (bytes read + bytes written per second), the yardstick of the decode benchmarks.
-#include <chrono>
 #include <cstdio>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli_args.h"
-#include "ember/backend.h"
+#include "ember/devices.h"
 
 namespace ember::cli {
 
 namespace {
-
-// Median of `runs` timed copies of a `bytes` F32 tensor on the backend's device, in bytes moved per second.
-double copy_bandwidth(Backend& backend, size_t bytes, int runs) {
-    const int64_t cols = 1024;
-    const int64_t rows = static_cast<int64_t>(bytes / (cols * 4));
-    auto a = backend.allocate(static_cast<size_t>(rows * cols * 4));
-    auto b = backend.allocate(static_cast<size_t>(rows * cols * 4));
-    const Tensor ta = make_tensor(*a, gguf::TensorType::F32, rows, cols);
-    const Tensor tb = make_tensor(*b, gguf::TensorType::F32, rows, cols);
-    backend.convert(ta, tb);  // warm-up: pipeline creation, first touch
-    backend.synchronize();
-    std::vector<double> seconds;
-    for (int r = 0; r < runs; ++r) {
-        const auto start = std::chrono::steady_clock::now();
-        for (int i = 0; i < 10; ++i) backend.convert(i % 2 ? tb : ta, i % 2 ? ta : tb);
-        backend.synchronize();
-        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 10);
-    }
-    std::sort(seconds.begin(), seconds.end());
-    return 2.0 * static_cast<double>(ta.bytes()) / seconds[seconds.size() / 2];
-}
 
 std::string gib(uint64_t bytes) {
     char text[32];
@@ -86,12 +64,11 @@ int run_devices(const Args& raw) {
         const std::string name = args.get("--backend", "vulkan");
         const long long mib = args.get_int("--size", 1024);
         if (mib < 1) throw UsageError("--size must be at least 1 (MiB)");
-        auto backend = make_backend(name);
-        const double bw = copy_bandwidth(*backend, static_cast<size_t>(mib) << 20, 5);
-        result["bandwidth"] = {{"backend", backend->name()}, {"bytes_per_second", bw}, {"buffer_mib", mib}};
+        const CopyBandwidth bw = measure_copy_bandwidth(name, static_cast<size_t>(mib) << 20);
+        result["bandwidth"] = {{"backend", bw.backend}, {"bytes_per_second", bw.bytes_per_second}, {"buffer_mib", mib}};
         if (!args.has("--json"))
-            std::printf("copy bandwidth on %s: %.1f GB/s (read + write, %lld MiB buffers)\n", backend->name().c_str(),
-                        bw / 1e9, mib);
+            std::printf("copy bandwidth on %s: %.1f GB/s (read + write, %lld MiB buffers)\n", bw.backend.c_str(),
+                        bw.bytes_per_second / 1e9, mib);
     }
     if (args.has("--json")) std::cout << result.dump(2) << "\n";
     return 0;

@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_args.h"
-#include "ember/backend.h"
 #include "ember/error.h"
 #include "ember/vision.h"
 
@@ -29,11 +28,9 @@ int run_embed_image(const Args& args) {
     const std::string output = a.require("--output");
     const long long repeat = a.get_int("--repeat", 1);
     if (repeat < 1 || repeat > 1000) throw UsageError("--repeat must be 1..1000");
-    BackendOptions options;
-    options.threads = static_cast<int>(a.get_int("--threads", 0));
-    auto backend = make_backend(a.get("--backend", "cpu"), options);
-    const gguf::File file = gguf::File::open(mmproj);
-    const auto projector = vision::load_projector(file, mmproj, *backend);
+    const vision::OpenedProjector opened =
+        vision::open_projector(mmproj, a.get("--backend", "cpu"), static_cast<int>(a.get_int("--threads", 0)));
+    vision::Projector* projector = opened.projector.get();
     if (a.has("--max-pixels")) projector->set_max_pixels(a.get_int("--max-pixels", 0));
     const vision::Image image = vision::load_image(image_path);
 
@@ -58,7 +55,7 @@ int run_embed_image(const Args& args) {
         doc["tokens"] = e.tokens();
         doc["grid"] = {1, e.grid.merged_rows(), e.grid.merged_cols()};
         doc["n_embd"] = e.n_embd;
-        doc["backend"] = backend->name();
+        doc["backend"] = opened.backend;
         doc["seconds"] = seconds;
         std::cout << doc.dump() << "\n";
     } else {

@@ -5,9 +5,9 @@
 
 #include "cli_commands.h"
 #include "cli_vision.h"
-#include "ember/backend.h"
+#include "ember/devices.h"
 #include "ember/gguf.h"
-#include "ember/model.h"
+#include "ember/model_info.h"
 
 namespace ember::cli {
 

@@ -7,9 +7,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "cli_image_prompt.h"
 #include "cli_model.h"
 #include "cli_vision.h"
+#include "ember/model_evaluator.h"
 
 namespace ember::cli {
 
@@ -31,18 +31,11 @@ int run_logits(const Args& raw) {
     if (!images.empty()) {
         const std::optional<int32_t> pad = model->tokenizer().find_token("<|image_pad|>");
         if (!pad) throw Error(model->file().name() + ": the vocabulary has no <|image_pad|> token for --image");
-        if (!model->model().takes_images())
-            throw Error(model->file().name() + ": this model cannot take image embeddings");
         std::vector<vision::ImageEmbedding> embeddings;
         for (const vision::Image& image : images) embeddings.push_back(model->projector()->encode(image));
-        const ImagePrompt prompt = make_image_prompt(tokens, *pad, std::move(embeddings), image_paths);
-        StateOptions state_options;
-        state_options.n_ctx = static_cast<int64_t>(tokens.size()) + 1;
-        state_options.kv_type = session_options.kv_type;
-        const auto state = model->model().create_state(state_options);
-        const size_t max_batch = static_cast<size_t>(model->model().max_batch());
-        const size_t step = batch == 0 ? max_batch : std::min(max_batch, static_cast<size_t>(batch));
-        logits = forward_image_prompt(model->model(), *state, tokens, prompt, step);
+        ModelEvaluator evaluator(model, static_cast<int64_t>(tokens.size()) + 1, session_options.kv_type);
+        logits = evaluator.forward_image_prompt(tokens, *pad, std::move(embeddings), image_paths,
+                                                static_cast<size_t>(batch));
     } else {
         Session session(model, session_options);
         const size_t step = batch == 0 ? tokens.size() : static_cast<size_t>(batch);

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "ember/quant.h"
+#include "ember/quantize.h"
 #include "ember_version.h"
 #include "quantize_run.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "model/dflash_file.h"
+#include "ember/dflash_file.h"
 
 namespace ember::cli {
 

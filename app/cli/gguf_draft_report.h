@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ember/gguf.h"
-#include "model/dflash_file.h"
+#include "ember/dflash_file.h"
 
 namespace ember::cli {
 

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
+// ember-quantize's run: each tensor's type from the rules, the plan checked, the engine's row check and conversion, the summary.
 #include "quantize_run.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <map>
 #include <vector>
 
-#include "cpu/cpu_kernels.h"
-#include "ember/quant.h"
+#include "ember/quantize.h"
 #include "quantize_progress.h"
 
 namespace ember::cli::quantize {
@@ -17,8 +16,6 @@ namespace ember::cli::quantize {
 namespace {
 
 using gguf::TensorInfo;
-
-constexpr int64_t kWeightsPerBatch = int64_t{1} << 22;  // rows are converted in batches of about this many weights
 
 struct Plan {
     const TensorInfo* tensor;
@@ -28,58 +25,6 @@ struct Plan {
 std::string name_of(TensorType t) { return std::string(gguf::traits(t).name); }
 
 bool converts(const Plan& p) { return !p.choice.keep && p.choice.type != p.tensor->type; }
-
-// Checks every row of every tensor whose type the quantization module knows, before any work is done.
-void validate_input(const gguf::File& in, cpu::ThreadPool& pool) {
-    for (const TensorInfo& t : in.tensors()) {
-        if (!quant::can_dequantize(t.type)) continue;
-        const int64_t cols = t.shape[0];
-        const auto in_row = static_cast<size_t>(gguf::row_bytes(t.type, cols));
-        const std::byte* data = in.tensor_data(t).data();
-        pool.parallel_for(t.n_rows(), [&](int64_t begin, int64_t end) {
-            for (int64_t r = begin; r < end; ++r) {
-                try {
-                    quant::validate_row(t.type, data + static_cast<size_t>(r) * in_row, cols);
-                } catch (const Error& e) {
-                    throw Error(in.name() + ": tensor '" + std::string(t.name) + "' row " + std::to_string(r) + ": " +
-                                e.what());
-                }
-            }
-        });
-    }
-}
-
-// Converts (or copies) one tensor into `out`.
-void convert(const gguf::File& in, const Plan& p, std::span<std::byte> out, cpu::ThreadPool& pool, Progress& progress) {
-    const TensorInfo& t = *p.tensor;
-    const TensorType from = t.type;
-    const TensorType to = p.choice.keep ? from : p.choice.type;
-    const int64_t cols = t.shape[0];
-    const int64_t rows = t.n_rows();
-    const std::span<const std::byte> src = in.tensor_data(t);
-    const auto in_row = static_cast<size_t>(gguf::row_bytes(from, cols));
-    const auto out_row = static_cast<size_t>(gguf::row_bytes(to, cols));
-    const bool convert_rows = from != to;
-
-    const int64_t batch = std::max<int64_t>(1, kWeightsPerBatch / std::max<int64_t>(cols, 1));
-    for (int64_t r0 = 0; r0 < rows; r0 += batch) {
-        const int64_t r1 = std::min(rows, r0 + batch);
-        pool.parallel_for(r1 - r0, [&](int64_t begin, int64_t end) {
-            std::vector<float> buffer(convert_rows ? static_cast<size_t>(cols) : 0);
-            for (int64_t r = r0 + begin; r < r0 + end; ++r) {
-                const std::byte* s = src.data() + static_cast<size_t>(r) * in_row;
-                std::byte* d = out.data() + static_cast<size_t>(r) * out_row;
-                if (!convert_rows) {
-                    std::memcpy(d, s, in_row);
-                } else {
-                    quant::dequantize_row(from, s, buffer.data(), cols);
-                    quant::quantize_row(to, buffer.data(), d, cols);
-                }
-            }
-        });
-        progress.advance(static_cast<uint64_t>((r1 - r0) * cols));
-    }
-}
 
 void check_plans(const gguf::File& in, const std::vector<Plan>& plans) {
     size_t quantizable = 0;
@@ -120,8 +65,7 @@ void run(const RunOptions& options) {
     plans.reserve(in.tensors().size());
     for (const TensorInfo& t : in.tensors()) plans.push_back({&t, choose_type(t, options.rules, facts)});
     check_plans(in, plans);
-    cpu::ThreadPool pool(options.threads);
-    validate_input(in, pool);
+    quant::validate_file_rows(in, options.threads);
     warn_requantization(in, plans);
 
     gguf::Writer writer(in.alignment());
@@ -137,12 +81,11 @@ void run(const RunOptions& options) {
 
     std::map<std::string, TypeTotals> by_type;
     TypeTotals input;
+    std::vector<quant::TensorConversion> conversions;
     for (const Plan& p : plans) {
         const TensorInfo& t = *p.tensor;
         const TensorType to = p.choice.keep ? t.type : p.choice.type;
-        const std::vector<int64_t> shape(t.shape.begin(), t.shape.begin() + t.n_dims);
-        writer.add_tensor(std::string(t.name), to, shape,
-                          [&in, &p, &pool, &progress](std::span<std::byte> out) { convert(in, p, out, pool, progress); });
+        conversions.push_back({&t, to});
         TypeTotals& totals = by_type[name_of(to)];
         totals.tensors += 1;
         totals.bytes += gguf::row_bytes(to, t.shape[0]) * static_cast<uint64_t>(t.n_rows());
@@ -151,6 +94,8 @@ void run(const RunOptions& options) {
         input.bytes += t.n_bytes;
         input.weights += static_cast<uint64_t>(t.n_elements());
     }
+    quant::add_converted_tensors(in, conversions, options.threads,
+                                 [&progress](uint64_t weights) { progress.advance(weights); }, writer);
     writer.write(options.output);
     progress.finish();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "backend/rope_angle.h"
-#include "ember/backend.h"
+#include "backend/backend.h"
 #include "ember/error.h"
 
 namespace ember {

@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "backend/wrap/device_fault_backend.h"
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 #ifdef EMBER_HAVE_VULKAN
 #include "backend/vulkan/vk_devices.h"

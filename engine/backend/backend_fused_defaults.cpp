@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The Backend base class's fused operations, composed from the plain ones: their reference semantics, and what
 // every backend that does not fuse them (CPU, HIP/CUDA) runs.
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 namespace ember {
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // EMBER_BACKEND_OPERATION_OVERRIDES: the declarations of every operation a backend implements (Backend's pure
-// do_* functions, ember/backend.h), written once for the CPU, Vulkan and HIP/CUDA backends' class bodies.
+// do_* functions, backend/backend.h), written once for the CPU, Vulkan and HIP/CUDA backends' class bodies.
 #pragma once
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 // clang-format off
 #define EMBER_BACKEND_OPERATION_OVERRIDES                                                                          \

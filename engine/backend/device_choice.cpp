@@ -5,7 +5,7 @@
 #include <cctype>
 #include <cstdio>
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 #include "ember/error.h"
 
 namespace ember {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The rotation angle of each RoPE pair for every RopeMode (ember/backend.h): the CPU and Vulkan backends compute
+// The rotation angle of each RoPE pair for every RopeMode (backend/backend.h): the CPU and Vulkan backends compute
 // their angles here; the HIP/CUDA kernel (kernels/hip/rows.cu) mirrors it on the device.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <span>
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 namespace ember::rope_angle {
 

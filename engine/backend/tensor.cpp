@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 namespace ember {
 

@@ -3,8 +3,8 @@
 // from the fused target features, run bidirectionally over a block.
 #pragma once
 
-#include "ember/model.h"
-#include "model/dflash_file.h"
+#include "model/model.h"
+#include "ember/dflash_file.h"
 #include "model/llama_block.h"
 #include "model/tensor_arena.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "model/dflash_file.h"
+#include "ember/dflash_file.h"
 
 #include <limits>
 #include <unordered_set>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 #include "ember/gguf.h"
 #include "model/rope_yarn.h"
 

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "ember/model.h"
+#include "model/model.h"
 #include "model/tensor_arena.h"
 
 namespace ember::model {

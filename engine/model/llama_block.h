@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 #include "model/routed_experts.h"
 #include "model/weight_binder.h"
 

@@ -12,7 +12,7 @@
 #include <optional>
 #include <string_view>
 
-#include "ember/model.h"
+#include "model/model.h"
 #include "model/hparams.h"
 #include "model/llama_block.h"
 

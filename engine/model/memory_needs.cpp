@@ -3,8 +3,8 @@
 // tensor data is read), for choosing the device before anything is loaded.
 #include <algorithm>
 
-#include "ember/model.h"
-#include "model/dflash_file.h"
+#include "model/model.h"
+#include "ember/dflash_file.h"
 #include "model/hparams.h"
 #include "model/llama_family.h"
 #include "model/qwen35_hparams.h"

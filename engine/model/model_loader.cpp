@@ -3,7 +3,7 @@
 // architecture is one line here.
 #include <array>
 
-#include "ember/model.h"
+#include "model/model.h"
 #include "model/llama_family.h"
 #include "model/qwen35moe.h"
 

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "ember/model.h"
+#include "model/model.h"
 
 namespace ember::model {
 

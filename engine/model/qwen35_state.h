@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "ember/model.h"
+#include "model/model.h"
 #include "model/kv_cache.h"
 #include "model/qwen35_hparams.h"
 #include "model/tensor_arena.h"

@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 #include "model/qwen35_hparams.h"
 #include "model/routed_experts.h"
 

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "ember/model.h"
+#include "model/model.h"
 #include "model/qwen35_hparams.h"
 #include "model/qwen35_state.h"
 #include "model/qwen35_weights.h"

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 namespace ember::model {
 

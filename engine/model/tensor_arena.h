@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 namespace ember::model {
 

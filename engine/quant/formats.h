@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The per-type row functions behind ember/quant.h, one family per file. The public functions check the length
+// The per-type row functions behind quant/quant.h, one family per file. The public functions check the length
 // against the block size and then call these with whole blocks only.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "ember/quant.h"
+#include "quant/quant.h"
 
 namespace ember::quant::detail {
 

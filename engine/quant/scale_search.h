@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "ember/quant.h"
+#include "quant/quant.h"
 
 namespace ember::quant::detail {
 

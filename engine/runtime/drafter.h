@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ember/model.h"
+#include "model/model.h"
 #include "ember/runtime.h"
 
 namespace ember::runtime {

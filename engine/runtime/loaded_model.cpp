@@ -5,8 +5,11 @@
 
 #include <unistd.h>
 
+#include "backend/backend.h"
+#include "model/model.h"
 #include "ember/runtime.h"
 #include "runtime/drafter.h"
+#include "vision/load_projector.h"
 
 namespace ember {
 
@@ -50,6 +53,10 @@ std::shared_ptr<LoadedModel> LoadedModel::load(const std::filesystem::path& path
 }
 
 LoadedModel::~LoadedModel() = default;
+
+const ModelInfo& LoadedModel::info() const { return model_->info(); }
+
+std::string LoadedModel::backend_name() const { return backend_->name(); }
 
 void LoadedModel::set_projector(std::unique_ptr<vision::Projector> projector) {
     if (!model_->takes_images())

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "backend/backend.h"
+#include "model/model.h"
 #include "ember/runtime.h"
 #include "runtime/draft_controller.h"
 #include "runtime/drafter.h"

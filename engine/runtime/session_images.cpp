@@ -90,6 +90,40 @@ uint64_t image_key(const vision::Image& image) {
     return h == 0 ? 1 : h;
 }
 
+PromptRows image_rows(std::span<const int32_t> tokens, int32_t pad,
+                      std::span<const std::shared_ptr<const vision::ImageEmbedding>> images,
+                      std::span<const uint64_t> keys, size_t conversation_end) {
+    PromptRows rows;
+    int32_t position = 0;  // the running M-RoPE position
+    size_t next_image = 0;
+    auto add = [&rows](int32_t token, uint64_t key, int32_t t, int32_t h, int32_t w, int32_t next) {
+        rows.tokens.push_back(token);
+        rows.keys.push_back(key);
+        rows.thw.insert(rows.thw.end(), {t, h, w});
+        rows.next.push_back(next);
+    };
+    for (size_t t = 0; t < tokens.size(); ++t) {
+        const int32_t token = tokens[t];
+        if (t == conversation_end && t != 0) rows.conversation_end = rows.tokens.size();
+        if (token != pad) {
+            add(token, 0, position, position, position, position + 1);
+            ++position;
+            continue;
+        }
+        const size_t i = next_image++;
+        const vision::ImageEmbedding& e = *images[i];
+        const auto grid_rows = static_cast<int32_t>(e.grid.merged_rows()),
+                   cols = static_cast<int32_t>(e.grid.merged_cols());
+        const int32_t s = position, after = s + std::max(grid_rows, cols);
+        rows.images.push_back({static_cast<int64_t>(rows.tokens.size()), images[i]});
+        for (int32_t r = 0; r < grid_rows; ++r)
+            for (int32_t c = 0; c < cols; ++c) add(pad, keys[i], s, s + r, s + c, after);
+        rows.image_tokens += e.tokens();
+        position = after;
+    }
+    return rows;
+}
+
 std::optional<PromptRows> expand_images(std::span<const int32_t> tokens, int32_t pad,
                                         std::span<const vision::Image> images, const vision::Projector& projector,
                                         int64_t n_embd, EncodingCache& cache, const GenerationOptions& options,
@@ -125,34 +159,7 @@ std::optional<PromptRows> expand_images(std::span<const int32_t> tokens, int32_t
     if (!missing.empty())
         stats.image_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-    PromptRows rows;
-    int32_t position = 0;  // the running M-RoPE position
-    size_t next_image = 0;
-    auto add = [&rows](int32_t token, uint64_t key, int32_t t, int32_t h, int32_t w, int32_t next) {
-        rows.tokens.push_back(token);
-        rows.keys.push_back(key);
-        rows.thw.insert(rows.thw.end(), {t, h, w});
-        rows.next.push_back(next);
-    };
-    for (size_t t = 0; t < tokens.size(); ++t) {
-        const int32_t token = tokens[t];
-        if (t == conversation_end && t != 0) rows.conversation_end = rows.tokens.size();
-        if (token != pad) {
-            add(token, 0, position, position, position, position + 1);
-            ++position;
-            continue;
-        }
-        const size_t i = next_image++;
-        const vision::ImageEmbedding& e = *encoded[i];
-        const auto grid_rows = static_cast<int32_t>(e.grid.merged_rows()),
-                   cols = static_cast<int32_t>(e.grid.merged_cols());
-        const int32_t s = position, after = s + std::max(grid_rows, cols);
-        rows.images.push_back({static_cast<int64_t>(rows.tokens.size()), encoded[i]});
-        for (int32_t r = 0; r < grid_rows; ++r)
-            for (int32_t c = 0; c < cols; ++c) add(pad, keys[i], s, s + r, s + c, after);
-        rows.image_tokens += e.tokens();
-        position = after;
-    }
+    PromptRows rows = image_rows(tokens, pad, encoded, keys, conversation_end);
     stats.image_tokens = rows.image_tokens;
     return rows;
 }

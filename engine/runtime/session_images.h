@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ember/model.h"
+#include "model/model.h"
 #include "ember/runtime.h"
 #include "ember/vision.h"
 
@@ -68,6 +68,14 @@ private:
 
 // A key of the image's size and pixels (never 0).
 uint64_t image_key(const vision::Image& image);
+
+// The rows of `tokens` with each `pad` token expanded to the rows of the next of `images`, in order (M-RoPE
+// positions of §6: an image's rows at (s, s + row, s + col), the text after it at s + max(rows, cols)); keys[i] is
+// image i's content key; `conversation_end` (a token index, 0: none) becomes the rows' conversation_end. The caller
+// has matched the pads with the images.
+PromptRows image_rows(std::span<const int32_t> tokens, int32_t pad,
+                      std::span<const std::shared_ptr<const vision::ImageEmbedding>> images,
+                      std::span<const uint64_t> keys, size_t conversation_end = 0);
 
 // The prompt `tokens` with each `pad` token expanded to the rows of the next image (in order), their embeddings
 // taken from `cache` or encoded by `projector` (options.on_image before each; stats.image_seconds and

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 #include "ember/vision.h"
 
 namespace ember::vision {

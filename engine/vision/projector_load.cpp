@@ -4,7 +4,8 @@
 #include <cmath>
 
 #include "ember/error.h"
-#include "ember/quant.h"
+#include "quant/quant.h"
+#include "vision/load_projector.h"
 #include "vision/projector_impl.h"
 
 namespace ember::vision {

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "ember/quant.h"
+#include "quant/quant.h"
 
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx2,fma,f16c"))), apply_to = function)

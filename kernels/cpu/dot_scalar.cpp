@@ -4,7 +4,7 @@
 // ROCmFP4 types follow ../shared/specs/rocmfp4.md §7.1 exactly: sum += (s(e0) * d_y) * sumi0 + (s(e1) * d_y) * sumi1.
 #include "cpu/dot_kernels.h"
 #include "cpu/scalar_kernels.h"
-#include "ember/quant.h"
+#include "quant/quant.h"
 
 namespace ember::cpu::detail {
 

@@ -4,7 +4,7 @@
 // activation block sum); then one float contribution (scalar_kernels.h), accumulated in super-block order.
 #include "cpu/dot_kernels.h"
 #include "cpu/scalar_kernels.h"
-#include "ember/quant.h"
+#include "quant/quant.h"
 
 namespace ember::cpu::detail {
 

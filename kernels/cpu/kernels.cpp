@@ -8,7 +8,7 @@
 #include "cpu/cpu_kernels.h"
 #include "cpu/dot_kernels.h"
 #include "ember/error.h"
-#include "ember/quant.h"
+#include "quant/quant.h"
 
 namespace ember::cpu {
 

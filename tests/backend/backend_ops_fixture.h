@@ -14,8 +14,8 @@
 #include <string>
 
 #include "backend/reference_ops.h"
-#include "ember/backend.h"
-#include "ember/quant.h"
+#include "backend/backend.h"
+#include "quant/quant.h"
 
 namespace ember::op_suite {
 

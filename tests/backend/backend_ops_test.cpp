@@ -12,8 +12,8 @@
 
 #include "backend/backend_ops_fixture.h"
 #include "backend/reference_ops.h"
-#include "ember/backend.h"
-#include "ember/quant.h"
+#include "backend/backend.h"
+#include "quant/quant.h"
 
 using namespace ember;
 using gguf::TensorType;

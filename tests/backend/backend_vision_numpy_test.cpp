@@ -9,7 +9,7 @@
 
 #include "backend/reference_ops.h"
 #include "common/fixture_path.h"
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 using namespace ember;
 

@@ -3,7 +3,7 @@
 // experts on the host or the CPU with a notice when the model does not fit, the backend preferred per vendor.
 #include <gtest/gtest.h>
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 namespace ember {
 namespace {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ember/quant.h"
+#include "quant/quant.h"
 
 namespace ember::reference {
 

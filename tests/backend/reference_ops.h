@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Plain reference implementations of the backend operations, in double precision on host vectors. Written from
-// the definitions in ember/backend.h; every backend's results are compared with these.
+// the definitions in backend/backend.h; every backend's results are compared with these.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 namespace ember::reference {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cpu/cpu_kernels.h"
-#include "ember/quant.h"
+#include "quant/quant.h"
 
 namespace {
 

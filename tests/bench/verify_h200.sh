@@ -8,6 +8,9 @@
 # Carried (device tool `carry`): .gpurun with bin_base.tar.xz (the build before the change) and bin.tar.xz (after),
 # each with ember-cli; libs.tar.xz and the gguf wheel (tests/hip/bench/run_h200.sh); .gl (the Vulkan loader .debs).
 # Output under $OUT: base_<backend>.json, new_<backend>.json (ember-cli bench --json), profile_k<K>.txt.
+#   VERIFY_DEADLINE: seconds after the start past which no further run starts (default 480); VERIFY_BUILDS: the builds
+#   to run (default "base new"); VERIFY_REPS: repetitions of pp512 / tg128 (default 2); VERIFY_PROFILES: the token
+#   counts to profile (default "1 8 9 16").
 set -u
 out=${OUT:-/tmp/out}
 work=/tmp/ember-verify
@@ -15,6 +18,8 @@ models=/tmp/models
 mkdir -p "$out" "$work/base" "$work/new" "$models"
 here=$(cd "$(dirname "$0")" && pwd)
 start=$(date +%s)
+deadline=$((start + ${VERIFY_DEADLINE:-480}))
+left() { echo $((deadline - $(date +%s))); }
 
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
@@ -22,7 +27,7 @@ icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 [ -f "$icd" ] && export VK_DRIVER_FILES=$icd
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .gpurun/*.whl && export PYTHONPATH=/tmp/site
 untar() { python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$1" "$2"; }
-untar .gpurun/bin_base.tar.xz "$work/base"
+[ -f .gpurun/bin_base.tar.xz ] && untar .gpurun/bin_base.tar.xz "$work/base"
 untar .gpurun/bin.tar.xz "$work/new"
 untar .gpurun/libs.tar.xz "$work"
 for l in "$work"/libs/*; do ldconfig -p | grep -q " $(basename "$l") " && rm -f "$l"; done  # the system's own first
@@ -34,16 +39,18 @@ strix=$models/strix.gguf
 echo "file ready after $(($(date +%s) - start)) s"
 
 for backend in ${VERIFY_BACKENDS:-cuda}; do
-    for build in base new; do
-        timeout 200 "$work/$build/ember-cli" bench -m "$strix" --backend "$backend" --speculation off -p 512 -n 128 \
-            -r 3 --verify-curve 16 --json >"$out/${build}_$backend.json" 2>"$out/${build}_$backend.err"
+    for build in ${VERIFY_BUILDS:-base new}; do
+        [ "$(left)" -gt 60 ] || break
+        timeout 150 "$work/$build/ember-cli" bench -m "$strix" --backend "$backend" --speculation off -p 512 -n 128 \
+            -r "${VERIFY_REPS:-2}" --verify-curve 16 --json >"$out/${build}_$backend.json" 2>"$out/${build}_$backend.err"
         echo "$build $backend: exit $? after $(($(date +%s) - start)) s"
     done
 done
-for k in 1 8 9 16; do
+for k in ${VERIFY_PROFILES:-1 8 9 16}; do
+    [ "$(left)" -gt 30 ] || break
     n=0; [ "$k" = 1 ] && n=16
     EMBER_GPU_PROFILE=1 timeout 120 "$work/new/ember-cli" bench -m "$strix" --backend cuda --speculation off -p "$k" \
-        -n "$n" -r 3 >/dev/null 2>"$out/profile_k$k.txt"
+        -n "$n" -r 1 >/dev/null 2>"$out/profile_k$k.txt"
 done
 
 python3 - "$out" <<'EOF'

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/fixture_path.h"
-#include "model/dflash_file.h"
+#include "ember/dflash_file.h"
 
 using namespace ember;
 using ember::test::fixture_path;

@@ -14,9 +14,9 @@
 #include <optional>
 #include <string>
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 #include "ember/gguf.h"
-#include "ember/model.h"
+#include "model/model.h"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "backend/hip/gpu_backend.h"
-#include "ember/quant.h"
+#include "quant/quant.h"
 #include "hip/matmul_mma.cuh"
 
 using namespace ember;

@@ -16,7 +16,7 @@
 #include "backend/hip/gpu_backend.h"
 #include "common/fixture_path.h"
 #include "common/logit_metrics.h"
-#include "ember/model.h"
+#include "model/model.h"
 
 using namespace ember;
 using ember::test::fixture_path;

@@ -14,6 +14,8 @@
 #include <ostream>
 
 #include "common/fixture_path.h"
+#include "backend/backend.h"
+#include "model/model.h"
 #include "ember/runtime.h"
 #include "hip/gpu_test_backends.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 namespace ember::test {
 

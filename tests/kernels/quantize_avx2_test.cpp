@@ -14,7 +14,7 @@
 
 #include "cpu/cpu_kernels.h"
 #include "cpu/dot_kernels.h"
-#include "ember/quant.h"
+#include "quant/quant.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ember/gguf.h"
-#include "ember/quant.h"
+#include "quant/quant.h"
 
 namespace ember::test {
 

@@ -15,9 +15,9 @@
 #include <iostream>
 #include <string>
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 #include "ember/gguf.h"
-#include "ember/model.h"
+#include "model/model.h"
 
 namespace {
 

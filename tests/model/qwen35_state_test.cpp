@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "common/fixture_path.h"
+#include "backend/backend.h"
+#include "model/model.h"
 #include "ember/runtime.h"
 
 using namespace ember;

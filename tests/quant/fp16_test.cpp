@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "ember/quant.h"
+#include "quant/quant.h"
 
 namespace {
 

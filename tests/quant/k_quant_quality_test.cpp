@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "ember/quant.h"
+#include "quant/quant.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/fixture_path.h"
-#include "ember/quant.h"
+#include "quant/quant.h"
 #include "quant/type_printer.h"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "ember/quant.h"
+#include "quant/quant.h"
 
 namespace {
 

@@ -8,6 +8,8 @@
 #include <cmath>
 
 #include "common/fixture_path.h"
+#include "backend/backend.h"
+#include "model/model.h"
 #include "ember/runtime.h"
 #include "runtime/session_images.h"
 

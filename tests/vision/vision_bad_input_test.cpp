@@ -11,6 +11,7 @@
 
 #include "ember/error.h"
 #include "ember/vision.h"
+#include "vision/load_projector.h"
 #include "vision/vision_test_support.h"
 
 namespace ember::vision {

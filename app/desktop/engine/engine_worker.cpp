@@ -143,7 +143,7 @@ void EngineWorker::loadModel(quint64 loadId, const QString& path, int threads, q
     s.path = path;
     s.name = qs(info.name);
     s.architecture = qs(info.architecture);
-    s.backend = qs(m_model->backend().name());
+    s.backend = qs(m_model->backend_name());
     const DeviceChoice& device = m_model->device_choice();
     s.device = qs(device.device);
     s.placement = qs(std::string(placement_name(device.placement)));

@@ -8,7 +8,7 @@
 
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/host_buffer.h"
-#include "ember/quant.h"
+#include "quant/quant.h"
 
 namespace ember::cpu_backend {
 

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "backend/cpu/host_buffer.h"
-#include "ember/quant.h"
+#include "quant/quant.h"
 
 namespace ember::cpu_backend {
 

@@ -6,7 +6,7 @@
 
 #include "backend/backend_operations.h"
 #include "cpu/cpu_kernels.h"
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 namespace ember::cpu_backend {
 
@@ -24,7 +24,7 @@ public:
     cpu::ThreadPool& pool() { return pool_; }
 
 protected:
-    // The operations, called by Backend's checked entry points (ember/backend.h).
+    // The operations, called by Backend's checked entry points (backend/backend.h).
     EMBER_BACKEND_OPERATION_OVERRIDES
 
 private:

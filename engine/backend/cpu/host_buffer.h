@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <span>
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 namespace ember::cpu_backend {
 

@@ -10,7 +10,7 @@
 
 #include "backend/backend_operations.h"
 #include "backend/hip/step_recorder.h"
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 namespace ember::gpu_backend {
 
@@ -79,7 +79,7 @@ public:
     const WeightStats& weight_stats() const { return weight_stats_; }
 
 protected:
-    // The operations, called by Backend's checked entry points (ember/backend.h).
+    // The operations, called by Backend's checked entry points (backend/backend.h).
     EMBER_BACKEND_OPERATION_OVERRIDES
 
 private:

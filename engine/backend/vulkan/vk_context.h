@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "backend/vulkan/vk_api.h"
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 namespace ember::vulkan {
 

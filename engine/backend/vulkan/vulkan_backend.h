@@ -14,7 +14,7 @@
 #include "backend/vulkan/vk_context.h"
 #include "backend/vulkan/vk_pipelines.h"
 #include "backend/vulkan/vk_stream.h"
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 namespace ember::vulkan {
 
@@ -64,7 +64,7 @@ public:
     const Context& context() const { return *ctx_; }
 
 protected:
-    // The operations, called by Backend's checked entry points (ember/backend.h).
+    // The operations, called by Backend's checked entry points (backend/backend.h).
     EMBER_BACKEND_OPERATION_OVERRIDES
     // Fused for decode (vk_ops_gated.cpp); otherwise Backend's composition.
     void do_matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 
 namespace ember {
 

@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "ember/backend.h"
 #include "ember/chat.h"
 #include "ember/constraint.h"
+#include "ember/devices.h"
 #include "ember/gguf.h"
-#include "ember/model.h"
+#include "ember/model_info.h"
 #include "ember/tokenizer.h"
 #include "ember/vision.h"
 
@@ -60,6 +60,12 @@ struct LoadOptions {
     int64_t image_max_pixels = 0;          // > 0: lowers the projector's pixel limit
 };
 
+// The engine's own types (backend/backend.h and model/model.h are private to it).
+class Backend;
+class DraftModel;
+class Model;
+class SequenceState;
+
 namespace runtime {
 class Drafter;
 class EncodingCache;
@@ -73,9 +79,12 @@ public:
     static std::shared_ptr<LoadedModel> load(const std::filesystem::path& path, const LoadOptions& options = {});
 
     const gguf::File& file() const { return *file_; }
-    const Model& model() const { return *model_; }
-    const ModelInfo& info() const { return model_->info(); }
+    const ModelInfo& info() const;
     const Tokenizer& tokenizer() const { return *tokenizer_; }
+    // The backend's name for its device ("cpu", "vulkan:0 (NAME)", "cuda:0 (NAME)").
+    std::string backend_name() const;
+    // The engine's own view (inside the engine and its tests).
+    const Model& model() const { return *model_; }
     Backend& backend() const { return *backend_; }
     // Where the model runs and why (the device, its placement, a notice when it could not go wholly on a GPU).
     const DeviceChoice& device_choice() const { return device_choice_; }

@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "ember/backend.h"
 #include "ember/gguf.h"
 
 namespace ember::vision {
@@ -93,9 +92,15 @@ public:
     virtual ImageEmbedding encode(const Image& image) const = 0;
 };
 
-// Throws ember::Error "PATH: problem" for a file that is not a Qwen3-VL merger projector (another projector type,
-// a missing tensor, a wrong shape). The file and the backend must outlive the projector.
-std::unique_ptr<Projector> load_projector(const gguf::File& file, const std::filesystem::path& path, Backend& backend);
+// A projector file opened on a backend of its own (make_backend's names: "cpu", "vulkan", "cuda", ...), for
+// encoding images without a text model (ember-cli embed-image). Throws ember::Error "PATH: problem" for a file that
+// is not a Qwen3-VL merger projector (another projector type, a missing tensor, a wrong shape), and like
+// LoadOptions::backend for a backend this build or machine lacks.
+struct OpenedProjector {
+    std::unique_ptr<Projector> projector;  // owns its file and backend
+    std::string backend;                   // the backend's name for its device
+};
+OpenedProjector open_projector(const std::filesystem::path& path, const std::string& backend, int threads = 0);
 
 // A projector file's facts as its keys and tensors give them (for ember-gguf inspect); throws like load_projector
 // for a file that is not a Qwen3-VL merger projector.

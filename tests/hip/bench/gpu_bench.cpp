@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/model.h"
+#include "model/model.h"
 
 using namespace ember;
 using Clock = std::chrono::steady_clock;

@@ -12,30 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "ember/backend.h"
+#include "backend/backend.h"
 #include "ember/gguf.h"
+#include "ember/model_info.h"
 
 namespace ember {
-
-// Called with the fraction loaded (0..1); return false to cancel (load_model then throws LoadCancelled).
-using LoadProgress = std::function<bool(double fraction)>;
-
-struct ModelInfo {
-    std::string architecture;  // general.architecture
-    std::string name;          // general.name, or the file name
-    int64_t n_vocab = 0;
-    int64_t n_ctx_train = 0;
-    int64_t n_embd = 0;
-    int64_t n_layer = 0;
-    int64_t n_head = 0;
-    int64_t n_head_kv = 0;
-    int64_t head_dim = 0;
-    uint64_t n_params = 0;
-    uint64_t weight_bytes = 0;
-    bool recurrent = false;     // has layers whose state is not a KV cache (rolls back through snapshots)
-};
-
-enum class KvCacheType { f16, q8_0, f32 };
 
 struct StateOptions {
     int64_t n_ctx = 4096;
@@ -155,22 +136,8 @@ public:
 std::unique_ptr<DraftModel> load_dflash_draft(const gguf::File& draft_file, const Model& target, Backend& backend,
                                               const LoadProgress& progress = {});
 
-class LoadCancelled : public Error {
-public:
-    LoadCancelled() : Error("loading was cancelled") {}
-};
-
-
 // The architecture named by general.architecture, bound to the file's tensors on `backend`. The file and the
 // backend must outlive the model. Throws ember::Error naming the file and the key or tensor at fault.
 std::unique_ptr<Model> load_model(const gguf::File& file, Backend& backend, const LoadProgress& progress = {});
-
-// What `file` needs in memory to run at n_ctx positions (weights, caches and recurrent state with the copies that
-// speculation and prompt reuse keep, activations), from its keys and tensor sizes: for choosing a device before
-// loading. Throws ember::Error like load_model for a file it cannot read.
-MemoryNeeds estimate_memory_needs(const gguf::File& file, int64_t n_ctx, KvCacheType kv_type = KvCacheType::f16);
-
-// Architectures load_model knows.
-std::span<const std::string_view> supported_architectures();
 
 }  // namespace ember

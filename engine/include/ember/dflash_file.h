@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// A DFlash draft's hyperparameters as a file carries them, and the checks every reader of a draft makes
+// Public: a DFlash draft's hyperparameters as a file carries them, and the checks every reader of a draft makes
 // (../specs/drafted-gguf.md §5, §6): the draft model loader and `ember-gguf merge-draft / split-draft / inspect`
 // share them. Only keys and tensor infos are read: no tensor data, no model code.
 #pragma once

@@ -18,13 +18,13 @@
 
 #include "ember/error.h"
 #include "ember/gguf.h"
+#include "ember/quantize.h"
 
 namespace ember::quant {
 
 using gguf::TensorType;
 
-bool can_quantize(TensorType type);  // a reference quantizer exists
-bool can_dequantize(TensorType type);
+// can_quantize and can_dequantize: ember/quantize.h.
 
 // n must be a multiple of the type's block size; throws ember::Error otherwise.
 void dequantize_row(TensorType type, const void* src, float* dst, int64_t n);
