@@ -103,9 +103,7 @@ void newline_indent(std::string& out, const JsonStyle& style, int level, Budget&
 }  // namespace
 
 void append_json(std::string& out, const Value& v, const JsonStyle& style, Budget& budget, int depth) {
-    if (depth > budget.value_depth_limit())
-        throw Failure(Failure::Kind::limit, "value nested deeper than the limit of " +
-                                                std::to_string(budget.value_depth_limit()) + " levels");
+    budget.check_value_depth(depth);
     budget.step();
     switch (v.kind()) {
         case Value::Kind::none:
@@ -177,9 +175,7 @@ void append_json(std::string& out, const Value& v, const JsonStyle& style, Budge
 namespace {
 
 nlohmann::ordered_json to_json_at(const Value& v, Budget& budget, int depth) {
-    if (depth > budget.value_depth_limit())
-        throw Failure(Failure::Kind::limit, "value nested deeper than the limit of " +
-                                                std::to_string(budget.value_depth_limit()) + " levels");
+    budget.check_value_depth(depth);
     budget.step();
     switch (v.kind()) {
         case Value::Kind::none:

@@ -2,6 +2,7 @@
 // The Jinja interpreter's view of Unicode: code points, escapes, case and character classes.
 #include "jinja/unicode.h"
 
+#include <cstdio>
 #include <locale.h>
 #include <wctype.h>
 
@@ -50,6 +51,17 @@ size_t find_invalid(std::string_view s) {
         if (cp == 0xFFFD && i - at != 3) return at;
     }
     return std::string_view::npos;
+}
+
+void append_escape(std::string& out, char32_t cp) {
+    char buf[16];
+    if (cp <= 0xFF)
+        std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(cp));
+    else if (cp <= 0xFFFF)
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+    else
+        std::snprintf(buf, sizeof buf, "\\U%08x", static_cast<unsigned>(cp));
+    out += buf;
 }
 
 bool is_ascii(std::string_view s) {

@@ -15,6 +15,8 @@ char32_t next(std::string_view s, size_t& i);
 void append(std::string& out, char32_t cp);
 // The first invalid byte offset, or npos when s is valid UTF-8 (no surrogates, no overlongs).
 size_t find_invalid(std::string_view s);
+// Python's escape of a code point in repr and string literals: \xNN, \uNNNN or \UNNNNNNNN.
+void append_escape(std::string& out, char32_t cp);
 bool is_ascii(std::string_view s);
 size_t length(std::string_view s);  // in code points
 // Byte offsets of each code point start, plus s.size() at the end.
