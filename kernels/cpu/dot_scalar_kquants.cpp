@@ -81,15 +81,7 @@ float q6_k_block(const block::Q6_K& w, const block::Q8_K& a) {
 }
 
 template <typename Block, float (*Contribution)(const Block&, const block::Q8_K&)>
-void kquant_tile(const void* w_row, const std::byte* act, size_t act_stride, int n_act, int64_t cols, float* out) {
-    const auto* w = static_cast<const Block*>(w_row);
-    for (int t = 0; t < n_act; ++t) {
-        const auto* a = reinterpret_cast<const block::Q8_K*>(act + t * act_stride);
-        float sum = 0.0f;
-        for (int64_t k = 0; k < cols / block::qk_k; ++k) sum += Contribution(w[k], a[k]);
-        out[t] = sum;
-    }
-}
+constexpr DotTileFn kquant_tile = per_block_tile<Block, block::Q8_K, block::qk_k, Contribution>;
 
 constexpr Kernel kScalarKQuantKernels[] = {
     {TT::Q2_K, Isa::scalar, kquant_tile<block::Q2_K, q2_k_block>},
@@ -102,9 +94,7 @@ constexpr Kernel kScalarKQuantKernels[] = {
 }  // namespace
 
 const Kernel* scalar_kquant_kernel(gguf::TensorType type) {
-    for (const Kernel& k : kScalarKQuantKernels)
-        if (k.type == type) return &k;
-    return nullptr;
+    return find_kernel(kScalarKQuantKernels, type);
 }
 
 }  // namespace ember::cpu::detail
