@@ -3,25 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <vector>
 
+#include "common/error_message.h"
 #include "ember/quant.h"
 
 namespace {
 
 using ember::gguf::TensorType;
+using ember::test::error_of;
 namespace q = ember::quant;
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const ember::Error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
 
 std::vector<uint8_t> quantized_ones(TensorType t, int64_t n) {
     std::vector<float> x(static_cast<size_t>(n));

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <thread>
 
+#include "common/error_message.h"
 #include "common/fixture_path.h"
 #include "ember/runtime.h"
 
@@ -14,18 +15,11 @@ using ember::test::fixture_path;
 
 namespace {
 
+using ember::test::error_of;
+
 std::shared_ptr<LoadedModel> load(const char* name, LoadOptions options = {}) {
     options.threads = 2;
     return LoadedModel::load(fixture_path("dense") / name, options);
-}
-
-std::string error_of(auto&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no error)";
 }
 
 std::vector<int32_t> ids(std::initializer_list<int32_t> l) { return l; }
