@@ -249,25 +249,24 @@ std::string swapcase(std::string_view s) {
     return out;
 }
 
-bool is_lower(std::string_view s) {
+namespace {
+
+// str.islower / str.isupper: at least one character of the case `wanted` and none of the case `other`.
+bool cased_only_as(std::string_view s, bool (*wanted)(char32_t), bool (*other)(char32_t)) {
     bool cased = false;
     for (size_t i = 0; i < s.size();) {
         const char32_t c = unicode::next(s, i);
-        if (unicode::is_upper(c)) return false;
-        if (unicode::is_lower(c)) cased = true;
+        if (other(c)) return false;
+        if (wanted(c)) cased = true;
     }
     return cased;
 }
 
-bool is_upper(std::string_view s) {
-    bool cased = false;
-    for (size_t i = 0; i < s.size();) {
-        const char32_t c = unicode::next(s, i);
-        if (unicode::is_lower(c)) return false;
-        if (unicode::is_upper(c)) cased = true;
-    }
-    return cased;
-}
+}  // namespace
+
+bool is_lower(std::string_view s) { return cased_only_as(s, unicode::is_lower, unicode::is_upper); }
+
+bool is_upper(std::string_view s) { return cased_only_as(s, unicode::is_upper, unicode::is_lower); }
 
 bool all_of(std::string_view s, bool (*pred)(char32_t)) {
     if (s.empty()) return false;
