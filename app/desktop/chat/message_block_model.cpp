@@ -5,7 +5,7 @@
 
 namespace ember::desktop {
 
-MessageBlockModel::MessageBlockModel(QObject* parent) : QAbstractListModel(parent) {}
+MessageBlockModel::MessageBlockModel(QObject* parent) : CountedListModel(parent) {}
 
 int MessageBlockModel::rowCount(const QModelIndex& parent) const {
     if (parent.isValid()) return 0;
