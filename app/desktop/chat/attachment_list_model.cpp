@@ -3,8 +3,6 @@
 
 namespace ember::desktop {
 
-AttachmentListModel::AttachmentListModel(QObject* parent) : CountedListModel(parent) {}
-
 int AttachmentListModel::rowCount(const QModelIndex& parent) const { return listRowCount(parent, m_items); }
 
 QHash<int, QByteArray> AttachmentListModel::roleNames() const {

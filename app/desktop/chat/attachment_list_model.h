@@ -17,7 +17,7 @@ class AttachmentListModel : public CountedListModel {
 public:
     enum Role { IdRole = Qt::UserRole + 1, NameRole, SourceRole };
 
-    explicit AttachmentListModel(QObject* parent = nullptr);
+    using CountedListModel::CountedListModel;
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;

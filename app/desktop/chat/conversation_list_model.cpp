@@ -3,8 +3,6 @@
 
 namespace ember::desktop {
 
-ConversationListModel::ConversationListModel(QObject* parent) : CountedListModel(parent) {}
-
 int ConversationListModel::rowCount(const QModelIndex& parent) const { return listRowCount(parent, m_items); }
 
 QHash<int, QByteArray> ConversationListModel::roleNames() const {

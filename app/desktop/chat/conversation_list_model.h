@@ -19,7 +19,7 @@ class ConversationListModel : public CountedListModel {
 public:
     enum Role { IdRole = Qt::UserRole + 1, TitleRole, UpdatedMsRole, CreatedMsRole, ThinkingEnabledRole };
 
-    explicit ConversationListModel(QObject* parent = nullptr);
+    using CountedListModel::CountedListModel;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;

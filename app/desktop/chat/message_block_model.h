@@ -31,7 +31,7 @@ public:
         ImageNameRole,
     };
 
-    explicit MessageBlockModel(QObject* parent = nullptr);
+    using CountedListModel::CountedListModel;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;

@@ -3,8 +3,6 @@
 
 namespace ember::desktop {
 
-MessageListModel::MessageListModel(QObject* parent) : CountedListModel(parent) {}
-
 int MessageListModel::rowCount(const QModelIndex& parent) const { return listRowCount(parent, m_rows); }
 
 QHash<int, QByteArray> MessageListModel::roleNames() const {

@@ -37,7 +37,7 @@ public:
         AttachmentCountRole,
     };
 
-    explicit MessageListModel(QObject* parent = nullptr);
+    using CountedListModel::CountedListModel;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;

@@ -5,8 +5,6 @@
 
 namespace ember::desktop {
 
-CatalogListModel::CatalogListModel(QObject* parent) : CountedListModel(parent) {}
-
 int CatalogListModel::rowCount(const QModelIndex& parent) const { return listRowCount(parent, m_rows); }
 
 QHash<int, QByteArray> CatalogListModel::roleNames() const {

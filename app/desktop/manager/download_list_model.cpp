@@ -3,8 +3,6 @@
 
 namespace ember::desktop {
 
-DownloadListModel::DownloadListModel(QObject* parent) : CountedListModel(parent) {}
-
 int DownloadListModel::rowCount(const QModelIndex& parent) const { return listRowCount(parent, m_rows); }
 
 QHash<int, QByteArray> DownloadListModel::roleNames() const {

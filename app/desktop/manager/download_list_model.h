@@ -48,7 +48,7 @@ public:
         FileCountRole,
     };
 
-    explicit DownloadListModel(QObject* parent = nullptr);
+    using CountedListModel::CountedListModel;
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;

@@ -25,8 +25,6 @@ QString entryStatus(const models::LibraryEntry& e) {
 
 }  // namespace
 
-LibraryListModel::LibraryListModel(QObject* parent) : CountedListModel(parent) {}
-
 int LibraryListModel::rowCount(const QModelIndex& parent) const { return listRowCount(parent, m_rows); }
 
 QHash<int, QByteArray> LibraryListModel::roleNames() const {

@@ -33,7 +33,7 @@ public:
         ProjectorRole,  // the paired projector file (empty: none)
     };
 
-    explicit LibraryListModel(QObject* parent = nullptr);
+    using CountedListModel::CountedListModel;
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
