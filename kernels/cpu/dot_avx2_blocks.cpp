@@ -10,8 +10,6 @@ namespace ember::cpu::detail {
 
 namespace {
 
-namespace block = quant::block;
-using TT = gguf::TensorType;
 using avx2::fp16;
 
 struct Decoded {

@@ -10,8 +10,6 @@ const Kernel* avx2_kquant_kernel(gguf::TensorType type);
 
 namespace {
 
-using TT = gguf::TensorType;
-
 struct F32 {
     static constexpr int kBytes = 4;
     static __m256 load8(const uint8_t* p) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p)); }

@@ -9,8 +9,13 @@
 #include <type_traits>
 
 #include "cpu/cpu_kernels.h"
+#include "ember/quant.h"
 
 namespace ember::cpu::detail {
+
+// The names the kernel files and their tables use for block layouts and tensor types.
+namespace block = quant::block;
+using TT = gguf::TensorType;
 
 constexpr int kMaxTile = 4;
 

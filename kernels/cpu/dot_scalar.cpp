@@ -10,9 +10,7 @@ namespace ember::cpu::detail {
 
 namespace {
 
-namespace block = quant::block;
 using quant::load_fp16;
-using TT = gguf::TensorType;
 
 int nibble(const uint8_t* qs, int i) { return i < 16 ? (qs[i] & 0x0f) : (qs[i - 16] >> 4); }
 

@@ -10,9 +10,7 @@ namespace ember::cpu::detail {
 
 namespace {
 
-namespace block = quant::block;
 using quant::load_fp16;
-using TT = gguf::TensorType;
 
 int bsum(const block::Q8_K& a, int j) {
     int16_t v;
