@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "ui/assign_if_changed.h"
+
 namespace ember::desktop {
 
 int CatalogListModel::rowCount(const QModelIndex& parent) const { return listRowCount(parent, m_rows); }
@@ -62,8 +64,7 @@ void CatalogListModel::setCatalog(const models::Catalog& catalog, const models::
 }
 
 void CatalogListModel::setFilter(const QString& filter) {
-    if (filter == m_filter) return;
-    m_filter = filter;
+    if (!assignIfChanged(m_filter, filter)) return;
     refilter();
     Q_EMIT filterChanged();
 }
