@@ -138,12 +138,11 @@ bool has_test(std::string_view name) {
 }
 
 bool apply_test(Interpreter& interp, std::string_view name, const Value& operand, CallArgs& args) {
-    const TestEntry* t = find_named(tests, name);
-    if (!t) fail("no test named '" + std::string(name) + "'");
+    const TestEntry& t = named_entry(tests, name, "test");
     interp.budget().step();
-    if (t->takes_no_arguments && (!args.positional.empty() || !args.keywords.empty()))
+    if (t.takes_no_arguments && (!args.positional.empty() || !args.keywords.empty()))
         fail("test '" + std::string(name) + "' takes no arguments");
-    return t->fn(interp, operand, args);
+    return t.fn(interp, operand, args);
 }
 
 }  // namespace ember::chat::jinja

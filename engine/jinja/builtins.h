@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "jinja/ast.h"
+#include "jinja/budget.h"
 #include "jinja/jinja_value.h"
 
 namespace ember::chat::jinja {
@@ -38,6 +39,13 @@ const Entry* find_named(const Entry (&table)[N], std::string_view name) {
     for (const Entry& e : table)
         if (e.name == name) return &e;
     return nullptr;
+}
+// The entry called `name`; fails with "no KIND named 'NAME'" when the table has none.
+template <typename Entry, size_t N>
+const Entry& named_entry(const Entry (&table)[N], std::string_view name, std::string_view kind) {
+    const Entry* e = find_named(table, name);
+    if (!e) fail("no " + std::string(kind) + " named '" + std::string(name) + "'");
+    return *e;
 }
 bool has_filter(std::string_view name);
 Value apply_filter(Interpreter& interp, std::string_view name, const Value& operand, CallArgs& args);

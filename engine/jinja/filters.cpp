@@ -751,10 +751,9 @@ bool has_filter(std::string_view name) {
 }
 
 Value apply_filter(Interpreter& interp, std::string_view name, const Value& operand, CallArgs& args) {
-    const FilterEntry* f = find_named(filters, name);
-    if (!f) fail("no filter named '" + std::string(name) + "'");
+    const FilterEntry& f = named_entry(filters, name, "filter");
     interp.budget().step();
-    Value result = f->fn(interp, operand, args);
+    Value result = f.fn(interp, operand, args);
     if (result.is_string()) interp.budget().charge_bytes(result.str().size());
     return result;
 }
