@@ -219,34 +219,26 @@ int64_t count(std::string_view s, std::string_view sub) {
 }
 
 std::string capitalize(std::string_view s) {
-    std::string out;
     bool first = true;
-    for (size_t i = 0; i < s.size();) {
-        const char32_t c = unicode::next(s, i);
-        unicode::append(out, first ? unicode::to_upper(c) : unicode::to_lower(c));
+    return unicode::map_code_points(s, [&](char32_t c) {
+        const char32_t mapped = first ? unicode::to_upper(c) : unicode::to_lower(c);
         first = false;
-    }
-    return out;
+        return mapped;
+    });
 }
 
 std::string title(std::string_view s) {
-    std::string out;
     bool previous_cased = false;
-    for (size_t i = 0; i < s.size();) {
-        const char32_t c = unicode::next(s, i);
-        unicode::append(out, previous_cased ? unicode::to_lower(c) : unicode::to_upper(c));
+    return unicode::map_code_points(s, [&](char32_t c) {
+        const char32_t mapped = previous_cased ? unicode::to_lower(c) : unicode::to_upper(c);
         previous_cased = unicode::is_cased(c);
-    }
-    return out;
+        return mapped;
+    });
 }
 
 std::string swapcase(std::string_view s) {
-    std::string out;
-    for (size_t i = 0; i < s.size();) {
-        const char32_t c = unicode::next(s, i);
-        unicode::append(out, unicode::is_upper(c) ? unicode::to_lower(c) : unicode::to_upper(c));
-    }
-    return out;
+    return unicode::map_code_points(
+        s, [](char32_t c) { return unicode::is_upper(c) ? unicode::to_lower(c) : unicode::to_upper(c); });
 }
 
 namespace {

@@ -144,18 +144,8 @@ bool is_cased(char32_t c) {
     return is_lower(c) || is_upper(c);
 }
 
-std::string lower(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (size_t i = 0; i < s.size();) append(out, to_lower(next(s, i)));
-    return out;
-}
+std::string lower(std::string_view s) { return map_code_points(s, to_lower); }
 
-std::string upper(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (size_t i = 0; i < s.size();) append(out, to_upper(next(s, i)));
-    return out;
-}
+std::string upper(std::string_view s) { return map_code_points(s, to_upper); }
 
 }  // namespace ember::chat::unicode

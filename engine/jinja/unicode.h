@@ -36,4 +36,13 @@ char32_t to_upper(char32_t c);
 std::string lower(std::string_view s);
 std::string upper(std::string_view s);
 
+// s with each code point c replaced by map(c); map sees the code points in order, so it may keep state.
+template <typename Map>
+std::string map_code_points(std::string_view s, Map&& map) {
+    std::string out;
+    out.reserve(s.size());
+    for (size_t i = 0; i < s.size();) append(out, map(next(s, i)));
+    return out;
+}
+
 }  // namespace ember::chat::unicode
