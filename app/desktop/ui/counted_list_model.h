@@ -16,7 +16,7 @@ class CountedListModel : public QAbstractListModel {
 
 public:
     using QAbstractListModel::QAbstractListModel;
-    int count() const { return rowCount(); }
+    int count() const;
 
 Q_SIGNALS:
     void countChanged();
