@@ -162,69 +162,64 @@ void AppShell::applyColorScheme(const QString& scheme) {
         QGuiApplication::setPalette(QPalette());  // no role set: every role follows the platform theme, live
 }
 
-QPalette AppShell::darkPalette() {
+namespace {
+
+// A theme's colours as 0xRRGGBB. Active and Inactive get every role; Disabled greys the text roles and, where
+// keepDisabledSurfaces is set, keeps the window, base and button colours.
+struct ThemeColors {
+    QRgb window, base, text, button, highlight, muted;
+    QRgb alternateBase, toolTipBase, link, light, midlight, mid, dark, shadow;
+    bool keepDisabledSurfaces;
+};
+
+//                                    window    base      text      button    highlight muted
+constexpr ThemeColors kDarkTheme = {0x26282c, 0x1d1f22, 0xe6e7e9, 0x33363b, 0x3d7be0, 0x8b9097,
+                                    // alt base tooltip  link      light     midlight  mid       dark      shadow
+                                    0x2c2f33, 0x33363b, 0x6ca8ff, 0x45484e, 0x3a3d42, 0x2f3236, 0x18191c, 0x0c0c0e,
+                                    true};
+constexpr ThemeColors kLightTheme = {0xf4f5f7, 0xffffff, 0x1f2328, 0xe9ebee, 0x2f6fd6, 0x6a737d,
+                                     0xf0f2f5, 0xffffe8, 0x2f6fd6, 0xffffff, 0xe2e5e9, 0xc9cdd3, 0xa0a6ad, 0x70757b,
+                                     false};
+
+QPalette themePalette(const ThemeColors& c) {
     QPalette p;
-    const QColor window(0x26, 0x28, 0x2c), base(0x1d, 0x1f, 0x22), text(0xe6, 0xe7, 0xe9);
-    const QColor button(0x33, 0x36, 0x3b), highlight(0x3d, 0x7b, 0xe0), muted(0x8b, 0x90, 0x97);
+    const QColor text(c.text), muted(c.muted);
     for (const auto group : {QPalette::Active, QPalette::Inactive}) {
-        p.setColor(group, QPalette::Window, window);
+        p.setColor(group, QPalette::Window, QColor(c.window));
         p.setColor(group, QPalette::WindowText, text);
-        p.setColor(group, QPalette::Base, base);
-        p.setColor(group, QPalette::AlternateBase, QColor(0x2c, 0x2f, 0x33));
+        p.setColor(group, QPalette::Base, QColor(c.base));
+        p.setColor(group, QPalette::AlternateBase, QColor(c.alternateBase));
         p.setColor(group, QPalette::Text, text);
-        p.setColor(group, QPalette::Button, button);
+        p.setColor(group, QPalette::Button, QColor(c.button));
         p.setColor(group, QPalette::ButtonText, text);
         p.setColor(group, QPalette::BrightText, Qt::white);
-        p.setColor(group, QPalette::Highlight, highlight);
+        p.setColor(group, QPalette::Highlight, QColor(c.highlight));
         p.setColor(group, QPalette::HighlightedText, Qt::white);
         p.setColor(group, QPalette::PlaceholderText, muted);
-        p.setColor(group, QPalette::ToolTipBase, button);
+        p.setColor(group, QPalette::ToolTipBase, QColor(c.toolTipBase));
         p.setColor(group, QPalette::ToolTipText, text);
-        p.setColor(group, QPalette::Link, QColor(0x6c, 0xa8, 0xff));
-        p.setColor(group, QPalette::Light, QColor(0x45, 0x48, 0x4e));
-        p.setColor(group, QPalette::Midlight, QColor(0x3a, 0x3d, 0x42));
-        p.setColor(group, QPalette::Mid, QColor(0x2f, 0x32, 0x36));
-        p.setColor(group, QPalette::Dark, QColor(0x18, 0x19, 0x1c));
-        p.setColor(group, QPalette::Shadow, QColor(0x0c, 0x0c, 0x0e));
+        p.setColor(group, QPalette::Link, QColor(c.link));
+        p.setColor(group, QPalette::Light, QColor(c.light));
+        p.setColor(group, QPalette::Midlight, QColor(c.midlight));
+        p.setColor(group, QPalette::Mid, QColor(c.mid));
+        p.setColor(group, QPalette::Dark, QColor(c.dark));
+        p.setColor(group, QPalette::Shadow, QColor(c.shadow));
     }
     p.setColor(QPalette::Disabled, QPalette::WindowText, muted);
     p.setColor(QPalette::Disabled, QPalette::Text, muted);
     p.setColor(QPalette::Disabled, QPalette::ButtonText, muted);
-    p.setColor(QPalette::Disabled, QPalette::Window, window);
-    p.setColor(QPalette::Disabled, QPalette::Base, base);
-    p.setColor(QPalette::Disabled, QPalette::Button, button);
+    if (c.keepDisabledSurfaces) {
+        p.setColor(QPalette::Disabled, QPalette::Window, QColor(c.window));
+        p.setColor(QPalette::Disabled, QPalette::Base, QColor(c.base));
+        p.setColor(QPalette::Disabled, QPalette::Button, QColor(c.button));
+    }
     return p;
 }
 
-QPalette AppShell::lightPalette() {
-    QPalette p;
-    const QColor window(0xf4, 0xf5, 0xf7), base(0xff, 0xff, 0xff), text(0x1f, 0x23, 0x28);
-    const QColor button(0xe9, 0xeb, 0xee), highlight(0x2f, 0x6f, 0xd6), muted(0x6a, 0x73, 0x7d);
-    for (const auto group : {QPalette::Active, QPalette::Inactive}) {
-        p.setColor(group, QPalette::Window, window);
-        p.setColor(group, QPalette::WindowText, text);
-        p.setColor(group, QPalette::Base, base);
-        p.setColor(group, QPalette::AlternateBase, QColor(0xf0, 0xf2, 0xf5));
-        p.setColor(group, QPalette::Text, text);
-        p.setColor(group, QPalette::Button, button);
-        p.setColor(group, QPalette::ButtonText, text);
-        p.setColor(group, QPalette::BrightText, Qt::white);
-        p.setColor(group, QPalette::Highlight, highlight);
-        p.setColor(group, QPalette::HighlightedText, Qt::white);
-        p.setColor(group, QPalette::PlaceholderText, muted);
-        p.setColor(group, QPalette::ToolTipBase, QColor(0xff, 0xff, 0xe8));
-        p.setColor(group, QPalette::ToolTipText, text);
-        p.setColor(group, QPalette::Link, highlight);
-        p.setColor(group, QPalette::Light, Qt::white);
-        p.setColor(group, QPalette::Midlight, QColor(0xe2, 0xe5, 0xe9));
-        p.setColor(group, QPalette::Mid, QColor(0xc9, 0xcd, 0xd3));
-        p.setColor(group, QPalette::Dark, QColor(0xa0, 0xa6, 0xad));
-        p.setColor(group, QPalette::Shadow, QColor(0x70, 0x75, 0x7b));
-    }
-    p.setColor(QPalette::Disabled, QPalette::WindowText, muted);
-    p.setColor(QPalette::Disabled, QPalette::Text, muted);
-    p.setColor(QPalette::Disabled, QPalette::ButtonText, muted);
-    return p;
-}
+}  // namespace
+
+QPalette AppShell::darkPalette() { return themePalette(kDarkTheme); }
+
+QPalette AppShell::lightPalette() { return themePalette(kLightTheme); }
 
 }  // namespace ember::desktop

@@ -56,22 +56,15 @@ bool could_be_header(std::string_view text) {
     return false;
 }
 
-class HarmonyFormat final : public OutputParser::Format {
-public:
-    void push(std::string_view chunk, ParsedDelta& out) override {
-        pending_.append(chunk);
-        drain(out, false);
-    }
-    void finish(ParsedDelta& out) override { drain(out, true); }
-
+// pending_: a header being collected, body text held back, or a tool-call body.
+class HarmonyFormat final : public BufferedFormat {
 private:
     enum class State { header, text, tool_call };
     State state_ = State::header;
     bool reasoning_ = false;  // in State::text: the body is reasoning (the analysis channel), else content
     std::string tool_;        // in State::tool_call: the function's name
-    std::string pending_;     // a header being collected, body text held back, or a tool-call body
 
-    void drain(ParsedDelta& out, bool at_end);
+    void drain(ParsedDelta& out, bool at_end) override;
     void open_message(std::string_view header);
     void emit_call(std::string_view body, ParsedDelta& out) const;
 };

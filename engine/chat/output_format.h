@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "ember/chat.h"
@@ -17,6 +18,21 @@ public:
     virtual ~Format() = default;
     virtual void push(std::string_view chunk, ParsedDelta& out) = 0;
     virtual void finish(ParsedDelta& out) = 0;
+};
+
+// The formats hold back what may still turn out to be part of a tag: push appends the chunk to pending_ and drains
+// what can be emitted, finish drains the rest.
+class BufferedFormat : public OutputParser::Format {
+public:
+    void push(std::string_view chunk, ParsedDelta& out) final {
+        pending_.append(chunk);
+        drain(out, false);
+    }
+    void finish(ParsedDelta& out) final { drain(out, true); }
+
+protected:
+    virtual void drain(ParsedDelta& out, bool at_end) = 0;
+    std::string pending_;  // text not yet emitted
 };
 
 std::unique_ptr<OutputParser::Format> make_tagged_format(const ParserOptions& options);

@@ -34,27 +34,21 @@ size_t hold_back(std::string_view s, std::span<const std::string_view> tags) {
     return s.size() - end;
 }
 
-class TaggedFormat final : public OutputParser::Format {
+// pending_: text not yet emitted (a possible tag prefix, or a tool call being collected).
+class TaggedFormat final : public BufferedFormat {
 public:
     explicit TaggedFormat(const ParserOptions& options)
         : options_(options), mode_(options.starts_in_reasoning ? Mode::reasoning : Mode::content) {}
-
-    void push(std::string_view chunk, ParsedDelta& out) override {
-        pending_.append(chunk);
-        drain(out, false);
-    }
-    void finish(ParsedDelta& out) override { drain(out, true); }
 
 private:
     enum class Mode { content, reasoning, tool_call };
     ParserOptions options_;
     Mode mode_;
-    std::string pending_;        // text not yet emitted (a possible tag prefix, or a tool call being collected)
     bool seen_content_ = false;  // non-whitespace content was emitted: a think block can no longer open
     bool strip_leading_ = true;  // at the start of a block, whose leading whitespace is dropped
     std::string tag_space_;      // whitespace dropped before <tool_call>, restored if it is no tool call
 
-    void drain(ParsedDelta& out, bool at_end);
+    void drain(ParsedDelta& out, bool at_end) override;
 };
 
 void TaggedFormat::drain(ParsedDelta& out, bool at_end) {

@@ -44,6 +44,11 @@ void Budget::output_too_long() const {
                   "output exceeded the limit of " + std::to_string(limits_.max_output_bytes) + " bytes");
 }
 
+void Budget::value_too_deep(std::string_view what) const {
+    throw Failure(Failure::Kind::limit, std::string(what) + " nested deeper than the limit of " +
+                                            std::to_string(limits_.max_depth) + " levels");
+}
+
 void Budget::enter_call() {
     if (++depth_ > limits_.max_depth) {
         --depth_;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "ember/chat.h"
 
@@ -62,7 +63,10 @@ public:
     // Macro and caller recursion.
     void enter_call();
     void leave_call() { --depth_; }
-    int value_depth_limit() const { return limits_.max_depth; }
+    // A value `depth` levels deep (`what` names it in the message) is refused beyond the call depth limit.
+    void check_value_depth(int depth, std::string_view what = "value") const {
+        if (depth > limits_.max_depth) value_too_deep(what);
+    }
     // Guards the native stack against deeply nested templates and values.
     void check_stack() const;
 
@@ -70,6 +74,7 @@ private:
     void slow_check();
     [[noreturn]] void string_too_long(uint64_t n) const;
     [[noreturn]] void output_too_long() const;
+    [[noreturn]] void value_too_deep(std::string_view what) const;
 
     Limits limits_;
     uint64_t steps_ = 0;

@@ -49,15 +49,19 @@ Value ignore_case(const Value& v) {
     return v.is_string() ? Value::text(unicode::lower(v.str())) : v;
 }
 
-void sort_values(Interpreter& in, std::vector<Value>& keys_and_items, std::vector<size_t>& order,
-                 const std::vector<Value>& keys, bool reverse) {
-    (void)keys_and_items;
+// items as a list stably sorted by keys[i] (one key per item).
+Value sorted_by_keys(Interpreter& in, const std::vector<Value>& items, const std::vector<Value>& keys, bool reverse) {
+    std::vector<size_t> order(items.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     Budget& budget = in.budget();
     budget.step(order.size() * 4);
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         if (reverse) return compare(keys[b], keys[a], "<", budget) != 0;
         return compare(keys[a], keys[b], "<", budget) != 0;
     });
+    std::vector<Value> out;
+    for (size_t i : order) out.push_back(items[i]);
+    return Value::make_list(std::move(out));
 }
 
 // --- strings ---------------------------------------------------------------------------------------------------
@@ -491,12 +495,7 @@ Value f_dictsort(Interpreter& in, const Value& v, CallArgs& args) {
         const Value& key = by == "key" ? k : item;
         keys.push_back(case_sensitive ? key : ignore_case(key));
     }
-    std::vector<size_t> order(pairs.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    sort_values(in, pairs, order, keys, reverse);
-    std::vector<Value> out;
-    for (size_t i : order) out.push_back(pairs[i]);
-    return Value::make_list(std::move(out));
+    return sorted_by_keys(in, pairs, keys, reverse);
 }
 
 // Keys for sort/unique/min/max: one attribute path, or several separated by commas (sort only).
@@ -534,12 +533,7 @@ Value f_sort(Interpreter& in, const Value& v, CallArgs& args) {
     std::vector<Value> items = in.iterate(v);
     std::vector<Value> keys;
     for (const Value& item : items) keys.push_back(sort_key(in, item, paths, case_sensitive));
-    std::vector<size_t> order(items.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    sort_values(in, items, order, keys, reverse);
-    std::vector<Value> out;
-    for (size_t i : order) out.push_back(items[i]);
-    return Value::make_list(std::move(out));
+    return sorted_by_keys(in, items, keys, reverse);
 }
 
 Value f_unique(Interpreter& in, const Value& v, CallArgs& args) {
@@ -750,23 +744,16 @@ constexpr FilterEntry filters[] = {
     {"upper", f_upper},       {"wordcount", f_wordcount},
 };
 
-const FilterEntry* find_filter(std::string_view name) {
-    for (const auto& f : filters)
-        if (f.name == name) return &f;
-    return nullptr;
-}
-
 }  // namespace
 
 bool has_filter(std::string_view name) {
-    return find_filter(name) != nullptr;
+    return find_named(filters, name) != nullptr;
 }
 
 Value apply_filter(Interpreter& interp, std::string_view name, const Value& operand, CallArgs& args) {
-    const FilterEntry* f = find_filter(name);
-    if (!f) fail("no filter named '" + std::string(name) + "'");
+    const FilterEntry& f = named_entry(filters, name, "filter");
     interp.budget().step();
-    Value result = f->fn(interp, operand, args);
+    Value result = f.fn(interp, operand, args);
     if (result.is_string()) interp.budget().charge_bytes(result.str().size());
     return result;
 }

@@ -376,34 +376,7 @@ Value Interpreter::eval_compare(const Compare& expr, const FramePtr& frame) {
     for (const auto& [op, right_expr] : expr.rest) {
         Value right = eval(*right_expr, frame);
         at_ = expr.pos;
-        bool ok;
-        switch (op) {
-            case CompareOp::eq:
-                ok = equal(left, right, budget_);
-                break;
-            case CompareOp::ne:
-                ok = !equal(left, right, budget_);
-                break;
-            case CompareOp::lt:
-                ok = compare(left, right, "<", budget_) != 0;
-                break;
-            case CompareOp::le:
-                ok = compare(left, right, "<=", budget_) != 0;
-                break;
-            case CompareOp::gt:
-                ok = compare(left, right, ">", budget_) != 0;
-                break;
-            case CompareOp::ge:
-                ok = compare(left, right, ">=", budget_) != 0;
-                break;
-            case CompareOp::in:
-                ok = contains(right, left, budget_);
-                break;
-            case CompareOp::not_in:
-                ok = !contains(right, left, budget_);
-                break;
-        }
-        if (!ok) return Value::boolean(false);
+        if (!compare_op(op, left, right, budget_)) return Value::boolean(false);
         left = std::move(right);
     }
     return Value::boolean(true);

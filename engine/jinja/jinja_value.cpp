@@ -14,12 +14,6 @@ namespace ember::chat::jinja {
 
 namespace {
 
-void check_depth(int depth, Budget& budget) {
-    if (depth > budget.value_depth_limit())
-        throw Failure(Failure::Kind::limit, "value nested deeper than the limit of " +
-                                                std::to_string(budget.value_depth_limit()) + " levels");
-}
-
 // Releases a tree of values without recursion: children of containers this holds the last reference to are
 // moved out and released in turn.
 void release_all(std::vector<Value>& work) {
@@ -331,7 +325,6 @@ void append_string_repr(std::string& out, std::string_view s) {
     out += quote;
     for (size_t i = 0; i < s.size();) {
         const char32_t c = unicode::next(s, i);
-        char buf[16];
         if (c == static_cast<char32_t>(quote) || c == '\\') {
             out += '\\';
             out += static_cast<char>(c);
@@ -344,20 +337,14 @@ void append_string_repr(std::string& out, std::string_view s) {
         } else if (unicode::is_printable(c)) {
             unicode::append(out, c);
         } else {
-            if (c <= 0xFF)
-                std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
-            else if (c <= 0xFFFF)
-                std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-            else
-                std::snprintf(buf, sizeof buf, "\\U%08x", static_cast<unsigned>(c));
-            out += buf;
+            unicode::append_escape(out, c);
         }
     }
     out += quote;
 }
 
 void append_repr(std::string& out, const Value& v, Budget& budget, int depth) {
-    check_depth(depth, budget);
+    budget.check_value_depth(depth);
     switch (v.kind()) {
         case Value::Kind::undefined:
             out += "Undefined";
@@ -474,7 +461,7 @@ bool apply_op(int cmp, std::string_view op) {
 }  // namespace
 
 bool equal(const Value& a, const Value& b, Budget& budget, int depth) {
-    check_depth(depth, budget);
+    budget.check_value_depth(depth);
     if (a.is_number() && b.is_number()) return compare_numbers(a, b) == 0;
     if (a.kind() != b.kind()) return false;
     switch (a.kind()) {
@@ -513,7 +500,7 @@ bool equal(const Value& a, const Value& b, Budget& budget, int depth) {
 }
 
 int compare(const Value& a, const Value& b, std::string_view op, Budget& budget, int depth) {
-    check_depth(depth, budget);
+    budget.check_value_depth(depth);
     if (a.is_undefined()) fail(a.undefined_message());
     if (b.is_undefined()) fail(b.undefined_message());
     if (a.is_number() && b.is_number()) return apply_op(compare_numbers(a, b), op) ? 1 : 0;
@@ -571,9 +558,7 @@ bool reaches(const Value& from, const void* target, Budget& budget) {
 namespace {
 
 Value from_json_at(const nlohmann::ordered_json& j, Budget& budget, std::string_view where, int depth) {
-    if (depth > budget.value_depth_limit())
-        throw Failure(Failure::Kind::limit, std::string(where) + " nested deeper than the limit of " +
-                                                std::to_string(budget.value_depth_limit()) + " levels");
+    budget.check_value_depth(depth, where);
     budget.step();
     using T = nlohmann::ordered_json::value_t;
     switch (j.type()) {

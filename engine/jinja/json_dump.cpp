@@ -100,12 +100,24 @@ void newline_indent(std::string& out, const JsonStyle& style, int level, Budget&
     budget.check_size(out.size());
 }
 
+// brackets[0], the n items (item(i) writes item i) separated and indented as the style says, then brackets[1].
+template <typename Item>
+void append_json_items(std::string& out, const JsonStyle& style, Budget& budget, int depth, const char* brackets,
+                       size_t n, Item item) {
+    out += brackets[0];
+    for (size_t i = 0; i < n; ++i) {
+        if (i) out += style.item_separator;
+        if (style.has_indent) newline_indent(out, style, depth + 1, budget);
+        item(i);
+    }
+    if (n > 0 && style.has_indent) newline_indent(out, style, depth, budget);
+    out += brackets[1];
+}
+
 }  // namespace
 
 void append_json(std::string& out, const Value& v, const JsonStyle& style, Budget& budget, int depth) {
-    if (depth > budget.value_depth_limit())
-        throw Failure(Failure::Kind::limit, "value nested deeper than the limit of " +
-                                                std::to_string(budget.value_depth_limit()) + " levels");
+    budget.check_value_depth(depth);
     budget.step();
     switch (v.kind()) {
         case Value::Kind::none:
@@ -126,18 +138,8 @@ void append_json(std::string& out, const Value& v, const JsonStyle& style, Budge
             return;
         case Value::Kind::list: {
             const auto& items = v.list().items;
-            if (items.empty()) {
-                out += "[]";
-                return;
-            }
-            out += '[';
-            for (size_t i = 0; i < items.size(); ++i) {
-                if (i) out += style.item_separator;
-                if (style.has_indent) newline_indent(out, style, depth + 1, budget);
-                append_json(out, items[i], style, budget, depth + 1);
-            }
-            if (style.has_indent) newline_indent(out, style, depth, budget);
-            out += ']';
+            append_json_items(out, style, budget, depth, "[]", items.size(),
+                              [&](size_t i) { append_json(out, items[i], style, budget, depth + 1); });
             return;
         }
         case Value::Kind::dict: {
@@ -155,18 +157,11 @@ void append_json(std::string& out, const Value& v, const JsonStyle& style, Budge
                     return compare(a->first, b->first, "<", budget) != 0;
                 });
             }
-            out += '{';
-            bool first = true;
-            for (const auto* e : order) {
-                if (!first) out += style.item_separator;
-                first = false;
-                if (style.has_indent) newline_indent(out, style, depth + 1, budget);
-                append_json_string(out, json_key(e->first), style.ensure_ascii);
+            append_json_items(out, style, budget, depth, "{}", order.size(), [&](size_t i) {
+                append_json_string(out, json_key(order[i]->first), style.ensure_ascii);
                 out += style.key_separator;
-                append_json(out, e->second, style, budget, depth + 1);
-            }
-            if (style.has_indent) newline_indent(out, style, depth, budget);
-            out += '}';
+                append_json(out, order[i]->second, style, budget, depth + 1);
+            });
             return;
         }
         default:
@@ -177,9 +172,7 @@ void append_json(std::string& out, const Value& v, const JsonStyle& style, Budge
 namespace {
 
 nlohmann::ordered_json to_json_at(const Value& v, Budget& budget, int depth) {
-    if (depth > budget.value_depth_limit())
-        throw Failure(Failure::Kind::limit, "value nested deeper than the limit of " +
-                                                std::to_string(budget.value_depth_limit()) + " levels");
+    budget.check_value_depth(depth);
     budget.step();
     switch (v.kind()) {
         case Value::Kind::none:

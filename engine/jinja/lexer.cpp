@@ -2,7 +2,6 @@
 #include "jinja/lexer.h"
 
 #include <charconv>
-#include <cstdio>
 
 #include "jinja/unicode.h"
 
@@ -439,14 +438,7 @@ private:
                         // of such a character is kept together with that escape's text.
                         size_t at = j - 1;
                         const char32_t cp = unicode::next(s_, at);
-                        char buf[16];
-                        if (cp <= 0xFF)
-                            std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(cp));
-                        else if (cp <= 0xFFFF)
-                            std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
-                        else
-                            std::snprintf(buf, sizeof buf, "\\U%08x", static_cast<unsigned>(cp));
-                        out += buf;
+                        unicode::append_escape(out, cp);
                         j = at;
                     } else {
                         out += '\\';

@@ -263,6 +263,20 @@ bool contains(const Value& container, const Value& item, Budget& budget) {
     }
 }
 
+bool compare_op(CompareOp op, const Value& left, const Value& right, Budget& budget) {
+    switch (op) {
+        case CompareOp::eq: return equal(left, right, budget);
+        case CompareOp::ne: return !equal(left, right, budget);
+        case CompareOp::lt: return compare(left, right, "<", budget) != 0;
+        case CompareOp::le: return compare(left, right, "<=", budget) != 0;
+        case CompareOp::gt: return compare(left, right, ">", budget) != 0;
+        case CompareOp::ge: return compare(left, right, ">=", budget) != 0;
+        case CompareOp::in: return contains(right, left, budget);
+        case CompareOp::not_in: return !contains(right, left, budget);
+    }
+    return false;
+}
+
 Value slice_value(const Value& v, const Value& start_v, const Value& stop_v, const Value& step_v, Budget& budget) {
     auto index = [](const Value& x, const char* which) -> std::optional<int64_t> {
         if (x.is_none()) return std::nullopt;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <optional>
+#include <utility>
 #include <string_view>
 
 namespace ember::chat::jinja {
@@ -341,24 +343,36 @@ private:
         return expr;
     }
 
-    ExprPtr parse_or() {
-        ExprPtr left = parse_and();
-        while (is_name("or")) {
+    // A left-associative level: operands from next(), joined while op_at() finds an operator at the current token.
+    template <typename Next, typename OpAt>
+    ExprPtr parse_left_assoc(Next next, OpAt op_at) {
+        ExprPtr left = next();
+        for (std::optional<BinaryOp> op = op_at(); op; op = op_at()) {
             const uint32_t pos = cur().pos;
             advance();
-            left = std::make_unique<Binary>(pos, BinaryOp::or_, std::move(left), parse_and());
+            left = std::make_unique<Binary>(pos, *op, std::move(left), next());
         }
         return left;
     }
 
+    // `op` when the current token is the keyword `name` (and, or).
+    std::optional<BinaryOp> keyword_operator(std::string_view name, BinaryOp op) const {
+        return is_name(name) ? std::optional<BinaryOp>(op) : std::nullopt;
+    }
+
+    // The operator of `table` whose symbol is the current token.
+    std::optional<BinaryOp> symbol_operator(std::initializer_list<std::pair<std::string_view, BinaryOp>> table) const {
+        for (const auto& [symbol, op] : table)
+            if (is_op(symbol)) return op;
+        return std::nullopt;
+    }
+
+    ExprPtr parse_or() {
+        return parse_left_assoc([&] { return parse_and(); }, [&] { return keyword_operator("or", BinaryOp::or_); });
+    }
+
     ExprPtr parse_and() {
-        ExprPtr left = parse_not();
-        while (is_name("and")) {
-            const uint32_t pos = cur().pos;
-            advance();
-            left = std::make_unique<Binary>(pos, BinaryOp::and_, std::move(left), parse_not());
-        }
-        return left;
+        return parse_left_assoc([&] { return parse_not(); }, [&] { return keyword_operator("and", BinaryOp::and_); });
     }
 
     ExprPtr parse_not() {
@@ -405,14 +419,8 @@ private:
     }
 
     ExprPtr parse_math1() {
-        ExprPtr left = parse_concat();
-        while (is_op("+") || is_op("-")) {
-            const BinaryOp op = cur().text == "+" ? BinaryOp::add : BinaryOp::sub;
-            const uint32_t pos = cur().pos;
-            advance();
-            left = std::make_unique<Binary>(pos, op, std::move(left), parse_concat());
-        }
-        return left;
+        return parse_left_assoc([&] { return parse_concat(); },
+                                [&] { return symbol_operator({{"+", BinaryOp::add}, {"-", BinaryOp::sub}}); });
     }
 
     ExprPtr parse_concat() {
@@ -426,28 +434,15 @@ private:
     }
 
     ExprPtr parse_math2() {
-        ExprPtr left = parse_pow();
-        while (is_op("*") || is_op("/") || is_op("//") || is_op("%")) {
-            const std::string& s = cur().text;
-            const BinaryOp op = s == "*"    ? BinaryOp::mul
-                                : s == "/"  ? BinaryOp::div
-                                : s == "//" ? BinaryOp::floordiv
-                                            : BinaryOp::mod;
-            const uint32_t pos = cur().pos;
-            advance();
-            left = std::make_unique<Binary>(pos, op, std::move(left), parse_pow());
-        }
-        return left;
+        return parse_left_assoc([&] { return parse_pow(); }, [&] {
+            return symbol_operator(
+                {{"*", BinaryOp::mul}, {"/", BinaryOp::div}, {"//", BinaryOp::floordiv}, {"%", BinaryOp::mod}});
+        });
     }
 
     ExprPtr parse_pow() {
-        ExprPtr left = parse_unary(true);
-        while (is_op("**")) {
-            const uint32_t pos = cur().pos;
-            advance();
-            left = std::make_unique<Binary>(pos, BinaryOp::pow, std::move(left), parse_unary(true));
-        }
-        return left;
+        return parse_left_assoc([&] { return parse_unary(true); },
+                                [&] { return symbol_operator({{"**", BinaryOp::pow}}); });
     }
 
     ExprPtr parse_unary(bool with_filter) {

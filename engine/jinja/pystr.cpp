@@ -219,55 +219,46 @@ int64_t count(std::string_view s, std::string_view sub) {
 }
 
 std::string capitalize(std::string_view s) {
-    std::string out;
     bool first = true;
-    for (size_t i = 0; i < s.size();) {
-        const char32_t c = unicode::next(s, i);
-        unicode::append(out, first ? unicode::to_upper(c) : unicode::to_lower(c));
+    return unicode::map_code_points(s, [&](char32_t c) {
+        const char32_t mapped = first ? unicode::to_upper(c) : unicode::to_lower(c);
         first = false;
-    }
-    return out;
+        return mapped;
+    });
 }
 
 std::string title(std::string_view s) {
-    std::string out;
     bool previous_cased = false;
-    for (size_t i = 0; i < s.size();) {
-        const char32_t c = unicode::next(s, i);
-        unicode::append(out, previous_cased ? unicode::to_lower(c) : unicode::to_upper(c));
+    return unicode::map_code_points(s, [&](char32_t c) {
+        const char32_t mapped = previous_cased ? unicode::to_lower(c) : unicode::to_upper(c);
         previous_cased = unicode::is_cased(c);
-    }
-    return out;
+        return mapped;
+    });
 }
 
 std::string swapcase(std::string_view s) {
-    std::string out;
-    for (size_t i = 0; i < s.size();) {
-        const char32_t c = unicode::next(s, i);
-        unicode::append(out, unicode::is_upper(c) ? unicode::to_lower(c) : unicode::to_upper(c));
-    }
-    return out;
+    return unicode::map_code_points(
+        s, [](char32_t c) { return unicode::is_upper(c) ? unicode::to_lower(c) : unicode::to_upper(c); });
 }
 
-bool is_lower(std::string_view s) {
+namespace {
+
+// str.islower / str.isupper: at least one character of the case `wanted` and none of the case `other`.
+bool cased_only_as(std::string_view s, bool (*wanted)(char32_t), bool (*other)(char32_t)) {
     bool cased = false;
     for (size_t i = 0; i < s.size();) {
         const char32_t c = unicode::next(s, i);
-        if (unicode::is_upper(c)) return false;
-        if (unicode::is_lower(c)) cased = true;
+        if (other(c)) return false;
+        if (wanted(c)) cased = true;
     }
     return cased;
 }
 
-bool is_upper(std::string_view s) {
-    bool cased = false;
-    for (size_t i = 0; i < s.size();) {
-        const char32_t c = unicode::next(s, i);
-        if (unicode::is_lower(c)) return false;
-        if (unicode::is_upper(c)) cased = true;
-    }
-    return cased;
-}
+}  // namespace
+
+bool is_lower(std::string_view s) { return cased_only_as(s, unicode::is_lower, unicode::is_upper); }
+
+bool is_upper(std::string_view s) { return cased_only_as(s, unicode::is_upper, unicode::is_lower); }
 
 bool all_of(std::string_view s, bool (*pred)(char32_t)) {
     if (s.empty()) return false;

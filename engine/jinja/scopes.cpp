@@ -2,6 +2,7 @@
 #include "jinja/scopes.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <set>
 #include <string>
 
@@ -46,6 +47,18 @@ void collect_args(const Arguments& args, Symbols& sym) {
     collect_loads(args.star_kwargs.get(), sym);
 }
 
+void collect_each(std::initializer_list<const Expr*> parts, Symbols& sym) {
+    for (const Expr* part : parts) collect_loads(part, sym);
+}
+
+// Filters and tests: the operand, then the arguments.
+template <typename Node>
+void collect_operand_and_args(const Expr* e, Symbols& sym) {
+    const auto* n = static_cast<const Node*>(e);
+    collect_loads(n->operand.get(), sym);
+    collect_args(n->args, sym);
+}
+
 void collect_loads(const Expr* e, Symbols& sym) {
     if (!e) return;
     switch (e->kind) {
@@ -58,24 +71,19 @@ void collect_loads(const Expr* e, Symbols& sym) {
             for (const auto& item : static_cast<const ListExpr*>(e)->items) collect_loads(item.get(), sym);
             return;
         case ExprKind::dict:
-            for (const auto& [k, v] : static_cast<const DictExpr*>(e)->items) {
-                collect_loads(k.get(), sym);
-                collect_loads(v.get(), sym);
-            }
+            for (const auto& [k, v] : static_cast<const DictExpr*>(e)->items) collect_each({k.get(), v.get()}, sym);
             return;
         case ExprKind::get_attr:
             collect_loads(static_cast<const GetAttr*>(e)->object.get(), sym);
             return;
         case ExprKind::get_item: {
             const auto* n = static_cast<const GetItem*>(e);
-            collect_loads(n->object.get(), sym);
-            collect_loads(n->key.get(), sym);
+            collect_each({n->object.get(), n->key.get()}, sym);
             return;
         }
         case ExprKind::slice: {
             const auto* n = static_cast<const SliceExpr*>(e);
-            for (const Expr* part : {n->object.get(), n->start.get(), n->stop.get(), n->step.get()})
-                collect_loads(part, sym);
+            collect_each({n->object.get(), n->start.get(), n->stop.get(), n->step.get()}, sym);
             return;
         }
         case ExprKind::call: {
@@ -84,25 +92,18 @@ void collect_loads(const Expr* e, Symbols& sym) {
             collect_args(n->args, sym);
             return;
         }
-        case ExprKind::filter: {
-            const auto* n = static_cast<const FilterExpr*>(e);
-            collect_loads(n->operand.get(), sym);
-            collect_args(n->args, sym);
+        case ExprKind::filter:
+            collect_operand_and_args<FilterExpr>(e, sym);
             return;
-        }
-        case ExprKind::test: {
-            const auto* n = static_cast<const TestExpr*>(e);
-            collect_loads(n->operand.get(), sym);
-            collect_args(n->args, sym);
+        case ExprKind::test:
+            collect_operand_and_args<TestExpr>(e, sym);
             return;
-        }
         case ExprKind::unary:
             collect_loads(static_cast<const Unary*>(e)->operand.get(), sym);
             return;
         case ExprKind::binary: {
             const auto* n = static_cast<const Binary*>(e);
-            collect_loads(n->left.get(), sym);
-            collect_loads(n->right.get(), sym);
+            collect_each({n->left.get(), n->right.get()}, sym);
             return;
         }
         case ExprKind::concat:

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
+// The Jinja interpreter's view of Unicode: code points, escapes, case and character classes.
 #include "jinja/unicode.h"
 
+#include <cstdio>
 #include <locale.h>
 #include <wctype.h>
+
+#include "tokenizer/utf8_codec.h"
 
 namespace ember::chat::unicode {
 
@@ -22,62 +26,17 @@ bool in(char32_t c, char32_t lo, char32_t hi) {
 }  // namespace
 
 char32_t next(std::string_view s, size_t& i) {
-    const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned char b0 = byte(i);
-    if (b0 < 0x80) {
-        ++i;
-        return b0;
-    }
-    int extra = 0;
-    char32_t cp = 0;
-    char32_t min = 0;
-    if ((b0 & 0xE0) == 0xC0) {
-        extra = 1, cp = b0 & 0x1F, min = 0x80;
-    } else if ((b0 & 0xF0) == 0xE0) {
-        extra = 2, cp = b0 & 0x0F, min = 0x800;
-    } else if ((b0 & 0xF8) == 0xF0) {
-        extra = 3, cp = b0 & 0x07, min = 0x10000;
-    } else {
+    const tokenizer::Utf8Scan scan = tokenizer::scan_utf8(s, i);
+    if (scan.status != tokenizer::Utf8Status::valid) {
         ++i;
         return 0xFFFD;
     }
-    if (i + static_cast<size_t>(extra) >= s.size()) {
-        ++i;
-        return 0xFFFD;
-    }
-    for (int k = 1; k <= extra; ++k) {
-        const unsigned char b = byte(i + k);
-        if ((b & 0xC0) != 0x80) {
-            ++i;
-            return 0xFFFD;
-        }
-        cp = (cp << 6) | (b & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || in(cp, 0xD800, 0xDFFF)) {
-        ++i;
-        return 0xFFFD;
-    }
-    i += extra + 1;
+    const char32_t cp = tokenizer::decode_utf8(s, i, scan.length);
+    i += scan.length;
     return cp;
 }
 
-void append(std::string& out, char32_t cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
+void append(std::string& out, char32_t cp) { tokenizer::append_utf8(cp, out); }
 
 size_t find_invalid(std::string_view s) {
     size_t i = 0;
@@ -92,6 +51,17 @@ size_t find_invalid(std::string_view s) {
         if (cp == 0xFFFD && i - at != 3) return at;
     }
     return std::string_view::npos;
+}
+
+void append_escape(std::string& out, char32_t cp) {
+    char buf[16];
+    if (cp <= 0xFF)
+        std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(cp));
+    else if (cp <= 0xFFFF)
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+    else
+        std::snprintf(buf, sizeof buf, "\\U%08x", static_cast<unsigned>(cp));
+    out += buf;
 }
 
 bool is_ascii(std::string_view s) {
@@ -174,18 +144,8 @@ bool is_cased(char32_t c) {
     return is_lower(c) || is_upper(c);
 }
 
-std::string lower(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (size_t i = 0; i < s.size();) append(out, to_lower(next(s, i)));
-    return out;
-}
+std::string lower(std::string_view s) { return map_code_points(s, to_lower); }
 
-std::string upper(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (size_t i = 0; i < s.size();) append(out, to_upper(next(s, i)));
-    return out;
-}
+std::string upper(std::string_view s) { return map_code_points(s, to_upper); }
 
 }  // namespace ember::chat::unicode

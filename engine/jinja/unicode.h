@@ -15,6 +15,8 @@ char32_t next(std::string_view s, size_t& i);
 void append(std::string& out, char32_t cp);
 // The first invalid byte offset, or npos when s is valid UTF-8 (no surrogates, no overlongs).
 size_t find_invalid(std::string_view s);
+// Python's escape of a code point in repr and string literals: \xNN, \uNNNN or \UNNNNNNNN.
+void append_escape(std::string& out, char32_t cp);
 bool is_ascii(std::string_view s);
 size_t length(std::string_view s);  // in code points
 // Byte offsets of each code point start, plus s.size() at the end.
@@ -33,5 +35,14 @@ char32_t to_upper(char32_t c);
 
 std::string lower(std::string_view s);
 std::string upper(std::string_view s);
+
+// s with each code point c replaced by map(c); map sees the code points in order, so it may keep state.
+template <typename Map>
+std::string map_code_points(std::string_view s, Map&& map) {
+    std::string out;
+    out.reserve(s.size());
+    for (size_t i = 0; i < s.size();) append(out, map(next(s, i)));
+    return out;
+}
 
 }  // namespace ember::chat::unicode

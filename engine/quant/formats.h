@@ -33,10 +33,6 @@ struct Format {
 EMBER_QUANT_FAMILY(f32)
 EMBER_QUANT_FAMILY(f16)
 EMBER_QUANT_FAMILY(bf16)
-EMBER_QUANT_FAMILY(q4_0)
-EMBER_QUANT_FAMILY(q4_1)
-EMBER_QUANT_FAMILY(q5_0)
-EMBER_QUANT_FAMILY(q5_1)
 EMBER_QUANT_FAMILY(q8_0)
 EMBER_QUANT_FAMILY(mxfp4)
 EMBER_QUANT_FAMILY(q2_k)
@@ -52,6 +48,14 @@ EMBER_QUANT_FAMILY(rocmfp8)
 EMBER_QUANT_FAMILY(rocmfp3)
 
 #undef EMBER_QUANT_FAMILY
+
+// Q4_0, Q4_1, Q5_0 and Q5_1 (legacy_quants.cpp instantiates it for those four blocks).
+template <typename Block>
+struct NibbleRows {
+    static void dequantize(const void* src, float* dst, int64_t n_blocks);
+    static void quantize(const float* src, void* dst, int64_t n, const float* imatrix);
+    static void validate(const void* src, int64_t n_blocks);
+};
 
 // Messages shared by the validators.
 [[noreturn]] void bad_block(int64_t block, const std::string& what);

@@ -154,33 +154,32 @@ void pack_k4_scales(const AffineCodes& c, uint8_t* scales) {
     }
 }
 
-}  // namespace
-
-void q4_k_quantize(const float* src, void* dst, int64_t n, const float* imatrix) {
-    quantize_super_blocks<block::Q4_K>(src, dst, n, imatrix, [](const SuperBlock& sb, block::Q4_K& b) {
-        const AffineCodes c = fit_affine_super_block(sb, 32, 15, 63, b.d, b.dmin);
+// Q4_K (codes 0..15) and Q5_K (0..31, the fifth bit in qh).
+template <typename Block>
+void k4_quantize(const float* src, void* dst, int64_t n, const float* imatrix) {
+    constexpr bool has_high_bits = requires(Block b) { b.qh; };
+    constexpr int top = has_high_bits ? 31 : 15;
+    quantize_super_blocks<Block>(src, dst, n, imatrix, [](const SuperBlock& sb, Block& b) {
+        const AffineCodes c = fit_affine_super_block(sb, 32, top, 63, b.d, b.dmin);
         pack_k4_scales(c, b.scales);
         for (int i = 0; i < qk_k; ++i) {
             const int s = i / 32;
             const int q = weight_code(sb.x[i], c.d * static_cast<float>(c.scale[s]),
-                                      c.dmin * static_cast<float>(c.min[s]), 0, 15);
-            b.qs[32 * (s / 2) + i % 32] |= static_cast<uint8_t>(q << (4 * (s & 1)));
+                                      c.dmin * static_cast<float>(c.min[s]), 0, top);
+            b.qs[32 * (s / 2) + i % 32] |= static_cast<uint8_t>((q & 0x0f) << (4 * (s & 1)));
+            if constexpr (has_high_bits) b.qh[i % 32] |= static_cast<uint8_t>((q >> 4) << s);
         }
     });
 }
 
+}  // namespace
+
+void q4_k_quantize(const float* src, void* dst, int64_t n, const float* imatrix) {
+    k4_quantize<block::Q4_K>(src, dst, n, imatrix);
+}
+
 void q5_k_quantize(const float* src, void* dst, int64_t n, const float* imatrix) {
-    quantize_super_blocks<block::Q5_K>(src, dst, n, imatrix, [](const SuperBlock& sb, block::Q5_K& b) {
-        const AffineCodes c = fit_affine_super_block(sb, 32, 31, 63, b.d, b.dmin);
-        pack_k4_scales(c, b.scales);
-        for (int i = 0; i < qk_k; ++i) {
-            const int s = i / 32;
-            const int q = weight_code(sb.x[i], c.d * static_cast<float>(c.scale[s]),
-                                      c.dmin * static_cast<float>(c.min[s]), 0, 31);
-            b.qs[32 * (s / 2) + i % 32] |= static_cast<uint8_t>((q & 0x0f) << (4 * (s & 1)));
-            b.qh[i % 32] |= static_cast<uint8_t>((q >> 4) << s);
-        }
-    });
+    k4_quantize<block::Q5_K>(src, dst, n, imatrix);
 }
 
 void q6_k_quantize(const float* src, void* dst, int64_t n, const float* imatrix) {

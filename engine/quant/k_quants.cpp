@@ -5,7 +5,7 @@
 // The float operations (sub-block scale first, then times the code, then minus the minimum) are the format's.
 #include <cmath>
 
-#include "quant/formats.h"
+#include "quant/block_rows.h"
 
 namespace ember::quant::detail {
 
@@ -13,8 +13,27 @@ namespace {
 
 using block::qk_k;
 
+// Q4_K and Q5_K: sub-block s = i / 32 has nibble s & 1 of qs[32 (s / 2) + i % 32]; Q5_K adds bit s of qh[i % 32]
+// as the fifth bit.
 template <typename Block>
-const Block* blocks_of(const void* p) { return static_cast<const Block*>(p); }
+void k4_dequantize(const void* src, float* dst, int64_t n_blocks) {
+    const auto* b = blocks_of<Block>(src);
+    for (int64_t k = 0; k < n_blocks; ++k, dst += qk_k) {
+        const float d = load_fp16(b[k].d);
+        const float dmin = load_fp16(b[k].dmin);
+        for (int s = 0; s < 8; ++s) {
+            uint8_t sc, m;
+            k4_scale_min(b[k].scales, s, sc, m);
+            const float d1 = d * static_cast<float>(sc);
+            const float m1 = dmin * static_cast<float>(m);
+            for (int l = 0; l < 32; ++l) {
+                int q = (b[k].qs[32 * (s / 2) + l] >> (4 * (s & 1))) & 0x0f;
+                if constexpr (requires { b[k].qh; }) q |= ((b[k].qh[l] >> s) & 1) << 4;
+                dst[32 * s + l] = d1 * static_cast<float>(q) - m1;
+            }
+        }
+    }
+}
 
 }  // namespace
 
@@ -36,13 +55,7 @@ void q2_k_dequantize(const void* src, float* dst, int64_t n_blocks) {
     }
 }
 
-void q2_k_validate(const void* src, int64_t n_blocks) {
-    const auto* b = blocks_of<block::Q2_K>(src);
-    for (int64_t k = 0; k < n_blocks; ++k) {
-        check_fp16_scale(k, "scale d", b[k].d);
-        check_fp16_scale(k, "scale dmin", b[k].dmin);
-    }
-}
+void q2_k_validate(const void* src, int64_t n_blocks) { check_fp16_block_scales<block::Q2_K>(src, n_blocks); }
 
 // --- Q3_K: low 2 bits as Q2_K; the third bit of weight i is bit i / 32 of hmask[i % 32], and a clear bit means -4 --
 
@@ -60,67 +73,21 @@ void q3_k_dequantize(const void* src, float* dst, int64_t n_blocks) {
     }
 }
 
-void q3_k_validate(const void* src, int64_t n_blocks) {
-    const auto* b = blocks_of<block::Q3_K>(src);
-    for (int64_t k = 0; k < n_blocks; ++k) check_fp16_scale(k, "scale d", b[k].d);
-}
+void q3_k_validate(const void* src, int64_t n_blocks) { check_fp16_block_scales<block::Q3_K>(src, n_blocks); }
 
-// --- Q4_K: sub-block s = i / 32; nibble s & 1 of qs[32 (s / 2) + i % 32] -------------------------------------------
+// --- Q4_K and Q5_K: see k4_dequantize -----------------------------------------------------------------------------
 
 void q4_k_dequantize(const void* src, float* dst, int64_t n_blocks) {
-    const auto* b = blocks_of<block::Q4_K>(src);
-    for (int64_t k = 0; k < n_blocks; ++k, dst += qk_k) {
-        const float d = load_fp16(b[k].d);
-        const float dmin = load_fp16(b[k].dmin);
-        for (int s = 0; s < 8; ++s) {
-            uint8_t sc, m;
-            k4_scale_min(b[k].scales, s, sc, m);
-            const float d1 = d * static_cast<float>(sc);
-            const float m1 = dmin * static_cast<float>(m);
-            for (int l = 0; l < 32; ++l) {
-                const int q = (b[k].qs[32 * (s / 2) + l] >> (4 * (s & 1))) & 0x0f;
-                dst[32 * s + l] = d1 * static_cast<float>(q) - m1;
-            }
-        }
-    }
+    k4_dequantize<block::Q4_K>(src, dst, n_blocks);
 }
 
-void q4_k_validate(const void* src, int64_t n_blocks) {
-    const auto* b = blocks_of<block::Q4_K>(src);
-    for (int64_t k = 0; k < n_blocks; ++k) {
-        check_fp16_scale(k, "scale d", b[k].d);
-        check_fp16_scale(k, "scale dmin", b[k].dmin);
-    }
-}
-
-// --- Q5_K: Q4_K plus bit s of qh[i % 32] as the fifth bit ------------------------------------------------------
+void q4_k_validate(const void* src, int64_t n_blocks) { check_fp16_block_scales<block::Q4_K>(src, n_blocks); }
 
 void q5_k_dequantize(const void* src, float* dst, int64_t n_blocks) {
-    const auto* b = blocks_of<block::Q5_K>(src);
-    for (int64_t k = 0; k < n_blocks; ++k, dst += qk_k) {
-        const float d = load_fp16(b[k].d);
-        const float dmin = load_fp16(b[k].dmin);
-        for (int s = 0; s < 8; ++s) {
-            uint8_t sc, m;
-            k4_scale_min(b[k].scales, s, sc, m);
-            const float d1 = d * static_cast<float>(sc);
-            const float m1 = dmin * static_cast<float>(m);
-            for (int l = 0; l < 32; ++l) {
-                const int low = (b[k].qs[32 * (s / 2) + l] >> (4 * (s & 1))) & 0x0f;
-                const int high = (b[k].qh[l] >> s) & 1;
-                dst[32 * s + l] = d1 * static_cast<float>(low | (high << 4)) - m1;
-            }
-        }
-    }
+    k4_dequantize<block::Q5_K>(src, dst, n_blocks);
 }
 
-void q5_k_validate(const void* src, int64_t n_blocks) {
-    const auto* b = blocks_of<block::Q5_K>(src);
-    for (int64_t k = 0; k < n_blocks; ++k) {
-        check_fp16_scale(k, "scale d", b[k].d);
-        check_fp16_scale(k, "scale dmin", b[k].dmin);
-    }
-}
+void q5_k_validate(const void* src, int64_t n_blocks) { check_fp16_block_scales<block::Q5_K>(src, n_blocks); }
 
 // --- Q6_K: 16 sub-blocks of 16 with int8 scales, codes biased by 32 ------------------------------------------------
 // ql holds, per half h, 64 bytes: byte 64h + l (l < 64) carries weight 128h + l in its low nibble and weight
@@ -140,10 +107,7 @@ void q6_k_dequantize(const void* src, float* dst, int64_t n_blocks) {
     }
 }
 
-void q6_k_validate(const void* src, int64_t n_blocks) {
-    const auto* b = blocks_of<block::Q6_K>(src);
-    for (int64_t k = 0; k < n_blocks; ++k) check_fp16_scale(k, "scale d", b[k].d);
-}
+void q6_k_validate(const void* src, int64_t n_blocks) { check_fp16_block_scales<block::Q6_K>(src, n_blocks); }
 
 // --- Q8_K --------------------------------------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@
 // spread [min, max] over 0..15/0..31, Q8_0 scales by amax/127 and rounds half away from zero.
 #include <cmath>
 
-#include "quant/formats.h"
+#include "quant/block_rows.h"
 
 namespace ember::quant::detail {
 
@@ -69,134 +69,70 @@ int code(const uint8_t* qs, const uint8_t* qh, int i) {
     return low | static_cast<int>(((high >> i) & 1) << 4);
 }
 
+// The 4/5-bit types differ only in what Block has: qh (a fifth code bit) and m (a minimum instead of a zero point
+// at the middle code), so NibbleRows serves all four.
 template <typename Block>
-const Block* blocks_of(const void* p) { return static_cast<const Block*>(p); }
+constexpr bool kHasHighBits = requires(Block b) { b.qh; };
 template <typename Block>
-Block* blocks_of(void* p) { return static_cast<Block*>(p); }
+constexpr bool kHasMinimum = requires(Block b) { b.m; };
+template <typename Block>
+constexpr int kTopCode = kHasHighBits<Block> ? 31 : 15;
 
 }  // namespace
 
-// --- Q4_0 -------------------------------------------------------------------------------------------------------
-
-void q4_0_dequantize(const void* src, float* dst, int64_t n_blocks) {
-    const auto* b = blocks_of<block::Q4_0>(src);
+template <typename Block>
+void NibbleRows<Block>::dequantize(const void* src, float* dst, int64_t n_blocks) {
+    const auto* b = blocks_of<Block>(src);
     for (int64_t k = 0; k < n_blocks; ++k, dst += qk) {
+        const uint8_t* qh = nullptr;
+        if constexpr (kHasHighBits<Block>) qh = b[k].qh;
         const float d = load_fp16(b[k].d);
-        for (int i = 0; i < qk; ++i) dst[i] = d * static_cast<float>(code(b[k].qs, nullptr, i) - 8);
+        if constexpr (kHasMinimum<Block>) {
+            const float m = load_fp16(b[k].m);
+            for (int i = 0; i < qk; ++i) dst[i] = d * static_cast<float>(code(b[k].qs, qh, i)) + m;
+        } else {
+            constexpr int zero = (kTopCode<Block> + 1) / 2;
+            for (int i = 0; i < qk; ++i) dst[i] = d * static_cast<float>(code(b[k].qs, qh, i) - zero);
+        }
     }
 }
 
-void q4_0_quantize(const float* x, void* dst, int64_t n, const float*) {
-    auto* b = blocks_of<block::Q4_0>(dst);
+template <typename Block>
+void NibbleRows<Block>::quantize(const float* x, void* dst, int64_t n, const float*) {
+    constexpr int top = kTopCode<Block>;
+    auto* b = blocks_of<Block>(dst);
     for (int64_t k = 0; k < n / qk; ++k, x += qk) {
-        const float d = signed_absmax(x) / -8.0f;
-        const float id = inverse_or_zero(d);
         uint8_t q[qk];
-        for (int i = 0; i < qk; ++i) q[i] = trunc_clamp(x[i] * id + 8.5f, 15);
-        store_fp16(b[k].d, d);
-        pack_nibbles(q, b[k].qs, nullptr);
+        if constexpr (kHasMinimum<Block>) {
+            float min, max;
+            min_max(x, min, max);
+            const float d = (max - min) / static_cast<float>(top);
+            const float id = inverse_or_zero(d);
+            for (int i = 0; i < qk; ++i) q[i] = trunc_clamp((x[i] - min) * id + 0.5f, top);
+            store_fp16(b[k].d, d);
+            store_fp16(b[k].m, min);
+        } else {
+            constexpr float zero = static_cast<float>((top + 1) / 2);
+            const float d = signed_absmax(x) / -zero;
+            const float id = inverse_or_zero(d);
+            for (int i = 0; i < qk; ++i) q[i] = trunc_clamp(x[i] * id + (zero + 0.5f), top);
+            store_fp16(b[k].d, d);
+        }
+        uint8_t* qh = nullptr;
+        if constexpr (kHasHighBits<Block>) qh = b[k].qh;
+        pack_nibbles(q, b[k].qs, qh);
     }
 }
 
-void q4_0_validate(const void* src, int64_t n_blocks) {
-    const auto* b = blocks_of<block::Q4_0>(src);
-    for (int64_t k = 0; k < n_blocks; ++k) check_fp16_scale(k, "scale d", b[k].d);
+template <typename Block>
+void NibbleRows<Block>::validate(const void* src, int64_t n_blocks) {
+    check_fp16_block_scales<Block>(src, n_blocks);
 }
 
-// --- Q4_1 -------------------------------------------------------------------------------------------------------
-
-void q4_1_dequantize(const void* src, float* dst, int64_t n_blocks) {
-    const auto* b = blocks_of<block::Q4_1>(src);
-    for (int64_t k = 0; k < n_blocks; ++k, dst += qk) {
-        const float d = load_fp16(b[k].d);
-        const float m = load_fp16(b[k].m);
-        for (int i = 0; i < qk; ++i) dst[i] = d * static_cast<float>(code(b[k].qs, nullptr, i)) + m;
-    }
-}
-
-void q4_1_quantize(const float* x, void* dst, int64_t n, const float*) {
-    auto* b = blocks_of<block::Q4_1>(dst);
-    for (int64_t k = 0; k < n / qk; ++k, x += qk) {
-        float min, max;
-        min_max(x, min, max);
-        const float d = (max - min) / 15.0f;
-        const float id = inverse_or_zero(d);
-        uint8_t q[qk];
-        for (int i = 0; i < qk; ++i) q[i] = trunc_clamp((x[i] - min) * id + 0.5f, 15);
-        store_fp16(b[k].d, d);
-        store_fp16(b[k].m, min);
-        pack_nibbles(q, b[k].qs, nullptr);
-    }
-}
-
-void q4_1_validate(const void* src, int64_t n_blocks) {
-    const auto* b = blocks_of<block::Q4_1>(src);
-    for (int64_t k = 0; k < n_blocks; ++k) {
-        check_fp16_scale(k, "scale d", b[k].d);
-        check_fp16_scale(k, "minimum m", b[k].m);
-    }
-}
-
-// --- Q5_0 -------------------------------------------------------------------------------------------------------
-
-void q5_0_dequantize(const void* src, float* dst, int64_t n_blocks) {
-    const auto* b = blocks_of<block::Q5_0>(src);
-    for (int64_t k = 0; k < n_blocks; ++k, dst += qk) {
-        const float d = load_fp16(b[k].d);
-        for (int i = 0; i < qk; ++i) dst[i] = d * static_cast<float>(code(b[k].qs, b[k].qh, i) - 16);
-    }
-}
-
-void q5_0_quantize(const float* x, void* dst, int64_t n, const float*) {
-    auto* b = blocks_of<block::Q5_0>(dst);
-    for (int64_t k = 0; k < n / qk; ++k, x += qk) {
-        const float d = signed_absmax(x) / -16.0f;
-        const float id = inverse_or_zero(d);
-        uint8_t q[qk];
-        for (int i = 0; i < qk; ++i) q[i] = trunc_clamp(x[i] * id + 16.5f, 31);
-        store_fp16(b[k].d, d);
-        pack_nibbles(q, b[k].qs, b[k].qh);
-    }
-}
-
-void q5_0_validate(const void* src, int64_t n_blocks) {
-    const auto* b = blocks_of<block::Q5_0>(src);
-    for (int64_t k = 0; k < n_blocks; ++k) check_fp16_scale(k, "scale d", b[k].d);
-}
-
-// --- Q5_1 -------------------------------------------------------------------------------------------------------
-
-void q5_1_dequantize(const void* src, float* dst, int64_t n_blocks) {
-    const auto* b = blocks_of<block::Q5_1>(src);
-    for (int64_t k = 0; k < n_blocks; ++k, dst += qk) {
-        const float d = load_fp16(b[k].d);
-        const float m = load_fp16(b[k].m);
-        for (int i = 0; i < qk; ++i) dst[i] = d * static_cast<float>(code(b[k].qs, b[k].qh, i)) + m;
-    }
-}
-
-void q5_1_quantize(const float* x, void* dst, int64_t n, const float*) {
-    auto* b = blocks_of<block::Q5_1>(dst);
-    for (int64_t k = 0; k < n / qk; ++k, x += qk) {
-        float min, max;
-        min_max(x, min, max);
-        const float d = (max - min) / 31.0f;
-        const float id = inverse_or_zero(d);
-        uint8_t q[qk];
-        for (int i = 0; i < qk; ++i) q[i] = trunc_clamp((x[i] - min) * id + 0.5f, 31);
-        store_fp16(b[k].d, d);
-        store_fp16(b[k].m, min);
-        pack_nibbles(q, b[k].qs, b[k].qh);
-    }
-}
-
-void q5_1_validate(const void* src, int64_t n_blocks) {
-    const auto* b = blocks_of<block::Q5_1>(src);
-    for (int64_t k = 0; k < n_blocks; ++k) {
-        check_fp16_scale(k, "scale d", b[k].d);
-        check_fp16_scale(k, "minimum m", b[k].m);
-    }
-}
+template struct NibbleRows<block::Q4_0>;
+template struct NibbleRows<block::Q4_1>;
+template struct NibbleRows<block::Q5_0>;
+template struct NibbleRows<block::Q5_1>;
 
 // --- Q8_0 -------------------------------------------------------------------------------------------------------
 
@@ -220,9 +156,6 @@ void q8_0_quantize(const float* x, void* dst, int64_t n, const float*) {
     }
 }
 
-void q8_0_validate(const void* src, int64_t n_blocks) {
-    const auto* b = blocks_of<block::Q8_0>(src);
-    for (int64_t k = 0; k < n_blocks; ++k) check_fp16_scale(k, "scale d", b[k].d);
-}
+void q8_0_validate(const void* src, int64_t n_blocks) { check_fp16_block_scales<block::Q8_0>(src, n_blocks); }
 
 }  // namespace ember::quant::detail

@@ -29,14 +29,15 @@ namespace {
 
 using namespace detail;
 
+template <typename Block>
+constexpr Format nibble_format(TensorType type) {
+    return {type, NibbleRows<Block>::dequantize, NibbleRows<Block>::quantize, NibbleRows<Block>::validate};
+}
+
 constexpr std::array kFormats = {
     Format{TensorType::F32, f32_dequantize, f32_quantize, f32_validate},
     Format{TensorType::F16, f16_dequantize, f16_quantize, f16_validate},
     Format{TensorType::BF16, bf16_dequantize, bf16_quantize, bf16_validate},
-    Format{TensorType::Q4_0, q4_0_dequantize, q4_0_quantize, q4_0_validate},
-    Format{TensorType::Q4_1, q4_1_dequantize, q4_1_quantize, q4_1_validate},
-    Format{TensorType::Q5_0, q5_0_dequantize, q5_0_quantize, q5_0_validate},
-    Format{TensorType::Q5_1, q5_1_dequantize, q5_1_quantize, q5_1_validate},
     Format{TensorType::Q8_0, q8_0_dequantize, q8_0_quantize, q8_0_validate},
     Format{TensorType::MXFP4, mxfp4_dequantize, mxfp4_quantize, mxfp4_validate},
     Format{TensorType::Q2_K, q2_k_dequantize, q2_k_quantize, q2_k_validate},
@@ -50,6 +51,10 @@ constexpr std::array kFormats = {
     Format{TensorType::Q6_0_ROCMFPX, rocmfp6_dequantize, rocmfp6_quantize, rocmfp6_validate},
     Format{TensorType::Q8_0_ROCMFPX, rocmfp8_dequantize, rocmfp8_quantize, rocmfp8_validate},
     Format{TensorType::Q3_0_ROCMFPX, rocmfp3_dequantize, rocmfp3_quantize, rocmfp3_validate},
+    nibble_format<block::Q4_0>(TensorType::Q4_0),
+    nibble_format<block::Q4_1>(TensorType::Q4_1),
+    nibble_format<block::Q5_0>(TensorType::Q5_0),
+    nibble_format<block::Q5_1>(TensorType::Q5_1),
 };
 
 const Format* find_format(TensorType type) {

@@ -8,17 +8,9 @@
 #include <string>
 #include <string_view>
 
+#include "tokenizer/utf8_codec.h"
+
 namespace ember::tokenizer {
-
-enum class Utf8Status { valid, invalid, truncated };
-
-struct Utf8Scan {
-    Utf8Status status;
-    size_t length;  // valid: the sequence; invalid: the maximal subpart to replace; truncated: the bytes left
-};
-
-// The sequence starting at s[i] (i < s.size()).
-Utf8Scan scan_utf8(std::string_view s, size_t i);
 
 bool is_valid_utf8(std::string_view s);
 
@@ -29,8 +21,6 @@ inline size_t utf8_length(unsigned char lead) {
 
 // Appends `s` to `out` with each invalid subpart (a truncated tail included) replaced by U+FFFD.
 void append_replacing_invalid(std::string_view s, std::string& out);
-
-void append_utf8(char32_t cp, std::string& out);
 
 // Calls on_valid(run) for each maximal run of valid UTF-8 and on_invalid(bytes) for each invalid subpart, in order.
 template <typename OnValid, typename OnInvalid>

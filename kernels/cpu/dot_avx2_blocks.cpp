@@ -10,8 +10,6 @@ namespace ember::cpu::detail {
 
 namespace {
 
-namespace block = quant::block;
-using TT = gguf::TensorType;
 using avx2::fp16;
 
 struct Decoded {
@@ -200,13 +198,9 @@ void tile(const void* w_row, const std::byte* act, int64_t act_stride, int64_t c
 
 template <typename Fmt>
 void tile_any(const void* w_row, const std::byte* act, size_t act_stride, int n_act, int64_t cols, float* out) {
-    const auto stride = static_cast<int64_t>(act_stride);
-    switch (n_act) {
-        case 1: tile<Fmt, 1>(w_row, act, stride, cols, out); break;
-        case 2: tile<Fmt, 2>(w_row, act, stride, cols, out); break;
-        case 3: tile<Fmt, 3>(w_row, act, stride, cols, out); break;
-        default: tile<Fmt, 4>(w_row, act, stride, cols, out); break;
-    }
+    with_tile_width(n_act, [&](auto width) {
+        tile<Fmt, decltype(width)::value>(w_row, act, static_cast<int64_t>(act_stride), cols, out);
+    });
 }
 
 constexpr Kernel kAvx2BlockKernels[] = {
@@ -226,9 +220,7 @@ constexpr Kernel kAvx2BlockKernels[] = {
 }  // namespace
 
 const Kernel* avx2_block_kernel(gguf::TensorType type) {
-    for (const Kernel& k : kAvx2BlockKernels)
-        if (k.type == type) return &k;
-    return nullptr;
+    return find_kernel(kAvx2BlockKernels, type);
 }
 
 }  // namespace ember::cpu::detail

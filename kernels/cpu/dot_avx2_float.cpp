@@ -10,8 +10,6 @@ const Kernel* avx2_kquant_kernel(gguf::TensorType type);
 
 namespace {
 
-using TT = gguf::TensorType;
-
 struct F32 {
     static constexpr int kBytes = 4;
     static __m256 load8(const uint8_t* p) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p)); }
@@ -62,13 +60,9 @@ void tile(const void* w_row, const std::byte* act, int64_t act_stride, int64_t c
 
 template <typename W>
 void tile_any(const void* w_row, const std::byte* act, size_t act_stride, int n_act, int64_t cols, float* out) {
-    const auto stride = static_cast<int64_t>(act_stride);
-    switch (n_act) {
-        case 1: tile<W, 1>(w_row, act, stride, cols, out); break;
-        case 2: tile<W, 2>(w_row, act, stride, cols, out); break;
-        case 3: tile<W, 3>(w_row, act, stride, cols, out); break;
-        default: tile<W, 4>(w_row, act, stride, cols, out); break;
-    }
+    with_tile_width(n_act, [&](auto width) {
+        tile<W, decltype(width)::value>(w_row, act, static_cast<int64_t>(act_stride), cols, out);
+    });
 }
 
 constexpr Kernel kAvx2FloatKernels[] = {
@@ -111,8 +105,7 @@ bool avx2_accumulate(gguf::TensorType type, const void* row, const float* weight
 }
 
 const Kernel* avx2_kernel(gguf::TensorType type) {
-    for (const Kernel& k : kAvx2FloatKernels)
-        if (k.type == type) return &k;
+    if (const Kernel* k = find_kernel(kAvx2FloatKernels, type)) return k;
     if (const Kernel* k = avx2_block_kernel(type)) return k;
     return avx2_kquant_kernel(type);
 }

@@ -11,8 +11,6 @@ namespace ember::cpu::detail {
 
 namespace {
 
-namespace block = quant::block;
-using TT = gguf::TensorType;
 using avx2::fp16;
 
 struct Unpacked {
@@ -131,13 +129,9 @@ void tile(const void* w_row, const std::byte* act, int64_t act_stride, int64_t c
 
 template <typename Block, bool kMins>
 void tile_any(const void* w_row, const std::byte* act, size_t act_stride, int n_act, int64_t cols, float* out) {
-    const auto stride = static_cast<int64_t>(act_stride);
-    switch (n_act) {
-        case 1: tile<Block, kMins, 1>(w_row, act, stride, cols, out); break;
-        case 2: tile<Block, kMins, 2>(w_row, act, stride, cols, out); break;
-        case 3: tile<Block, kMins, 3>(w_row, act, stride, cols, out); break;
-        default: tile<Block, kMins, 4>(w_row, act, stride, cols, out); break;
-    }
+    with_tile_width(n_act, [&](auto width) {
+        tile<Block, kMins, decltype(width)::value>(w_row, act, static_cast<int64_t>(act_stride), cols, out);
+    });
 }
 
 constexpr Kernel kAvx2KQuantKernels[] = {
@@ -151,9 +145,7 @@ constexpr Kernel kAvx2KQuantKernels[] = {
 }  // namespace
 
 const Kernel* avx2_kquant_kernel(gguf::TensorType type) {
-    for (const Kernel& k : kAvx2KQuantKernels)
-        if (k.type == type) return &k;
-    return nullptr;
+    return find_kernel(kAvx2KQuantKernels, type);
 }
 
 }  // namespace ember::cpu::detail

@@ -5,10 +5,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <type_traits>
 
 #include "cpu/cpu_kernels.h"
+#include "quant/quant.h"
 
 namespace ember::cpu::detail {
+
+// The names the kernel files and their tables use for block layouts and tensor types.
+namespace block = quant::block;
+using TT = gguf::TensorType;
 
 constexpr int kMaxTile = 4;
 
@@ -21,6 +28,25 @@ struct Kernel {
     Isa isa;  // the table the entry lives in, counted when it runs
     DotTileFn tile;
 };
+
+// The entry of `table` for `type`; nullptr when it has none.
+inline const Kernel* find_kernel(std::span<const Kernel> table, gguf::TensorType type) {
+    for (const Kernel& k : table)
+        if (k.type == type) return &k;
+    return nullptr;
+}
+
+// Calls run(std::integral_constant<int, T>{}) with T = n_act (1..kMaxTile), for the tile kernels that keep one
+// accumulator per activation row as a compile-time array.
+template <typename Run>
+void with_tile_width(int n_act, Run&& run) {
+    switch (n_act) {
+        case 1: run(std::integral_constant<int, 1>{}); break;
+        case 2: run(std::integral_constant<int, 2>{}); break;
+        case 3: run(std::integral_constant<int, 3>{}); break;
+        default: run(std::integral_constant<int, kMaxTile>{}); break;
+    }
+}
 
 // nullptr when the table has no kernel for the type.
 const Kernel* scalar_kernel(gguf::TensorType type);

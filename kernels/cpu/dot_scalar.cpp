@@ -10,9 +10,7 @@ namespace ember::cpu::detail {
 
 namespace {
 
-namespace block = quant::block;
 using quant::load_fp16;
-using TT = gguf::TensorType;
 
 int nibble(const uint8_t* qs, int i) { return i < 16 ? (qs[i] & 0x0f) : (qs[i - 16] >> 4); }
 
@@ -115,15 +113,7 @@ float rocmfp8_block(const block::Q8_0_ROCMFPX& w, const block::Q8_0& a) {
 }
 
 template <typename Block, float (*Contribution)(const Block&, const block::Q8_0&)>
-void block_tile(const void* w_row, const std::byte* act, size_t act_stride, int n_act, int64_t cols, float* out) {
-    const auto* w = static_cast<const Block*>(w_row);
-    for (int t = 0; t < n_act; ++t) {
-        const auto* a = reinterpret_cast<const block::Q8_0*>(act + t * act_stride);
-        float sum = 0.0f;
-        for (int64_t k = 0; k < cols / 32; ++k) sum += Contribution(w[k], a[k]);
-        out[t] = sum;
-    }
-}
+constexpr DotTileFn block_tile = per_block_tile<Block, block::Q8_0, block::qk, Contribution>;
 
 // Float weights against F32 activations, summed in index order.
 template <float (*Load)(const uint8_t*), int Bytes>
@@ -178,9 +168,8 @@ bool scalar_accumulate(gguf::TensorType type, const void* row, const float* weig
 }
 
 const Kernel* scalar_kernel(gguf::TensorType type) {
-    for (const Kernel& k : kScalarKernels)
-        if (k.type == type) return &k;
-    return scalar_kquant_kernel(type);
+    const Kernel* k = find_kernel(kScalarKernels, type);
+    return k ? k : scalar_kquant_kernel(type);
 }
 
 }  // namespace ember::cpu::detail

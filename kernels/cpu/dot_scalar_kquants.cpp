@@ -10,9 +10,7 @@ namespace ember::cpu::detail {
 
 namespace {
 
-namespace block = quant::block;
 using quant::load_fp16;
-using TT = gguf::TensorType;
 
 int bsum(const block::Q8_K& a, int j) {
     int16_t v;
@@ -23,27 +21,35 @@ int bsum(const block::Q8_K& a, int j) {
 // Low 2 bits of weight i in the Q2_K/Q3_K packing.
 int low2(const uint8_t* qs, int i) { return (qs[32 * (i / 128) + i % 32] >> (2 * ((i % 128) / 32))) & 3; }
 
-float q2_k_block(const block::Q2_K& w, const block::Q8_K& a) {
-    int isum = 0, msum = 0;
+// The types with 16 sub-blocks of 16 (Q2_K, Q3_K, Q6_K): the sum over sub-blocks j of scale(j) times the sub-block's
+// sum of code(i) x activation.
+template <typename Code, typename Scale>
+int scaled_sub_block_sum(const block::Q8_K& a, Code code, Scale scale) {
+    int isum = 0;
     for (int j = 0; j < 16; ++j) {
         int s = 0;
-        for (int i = 16 * j; i < 16 * j + 16; ++i) s += low2(w.qs, i) * a.qs[i];
-        isum += (w.scales[j] & 0x0f) * s;
-        msum += (w.scales[j] >> 4) * bsum(a, j);
+        for (int i = 16 * j; i < 16 * j + 16; ++i) s += code(i) * a.qs[i];
+        isum += scale(j) * s;
     }
+    return isum;
+}
+
+float q2_k_block(const block::Q2_K& w, const block::Q8_K& a) {
+    const int isum = scaled_sub_block_sum(
+        a, [&](int i) { return low2(w.qs, i); }, [&](int j) { return w.scales[j] & 0x0f; });
+    int msum = 0;
+    for (int j = 0; j < 16; ++j) msum += (w.scales[j] >> 4) * bsum(a, j);
     return kquant_contribution(load_fp16(w.d), load_fp16(w.dmin), quant::load_f32(a.d), isum, msum);
 }
 
 float q3_k_block(const block::Q3_K& w, const block::Q8_K& a) {
-    int isum = 0;
-    for (int j = 0; j < 16; ++j) {
-        int s = 0;
-        for (int i = 16 * j; i < 16 * j + 16; ++i) {
+    const int isum = scaled_sub_block_sum(
+        a,
+        [&](int i) {
             const int high = (w.hmask[i % 32] >> (i / 32)) & 1;
-            s += (low2(w.qs, i) - (high ? 0 : 4)) * a.qs[i];
-        }
-        isum += quant::q3_k_scale(w.scales, j) * s;
-    }
+            return low2(w.qs, i) - (high ? 0 : 4);
+        },
+        [&](int j) { return quant::q3_k_scale(w.scales, j); });
     return kquant_contribution(load_fp16(w.d), 0.0f, quant::load_f32(a.d), isum, 0);
 }
 
@@ -66,30 +72,20 @@ float q45_k_block(const Block& w, const block::Q8_K& a) {
 }
 
 float q6_k_block(const block::Q6_K& w, const block::Q8_K& a) {
-    int isum = 0;
-    for (int j = 0; j < 16; ++j) {
-        int s = 0;
-        for (int i = 16 * j; i < 16 * j + 16; ++i) {
+    const int isum = scaled_sub_block_sum(
+        a,
+        [&](int i) {
             const int h = i / 128, r = i % 128;
             const int low = (w.ql[64 * h + r % 64] >> (4 * (r / 64))) & 0x0f;
             const int high = (w.qh[32 * h + r % 32] >> (2 * (r / 32))) & 3;
-            s += ((low | (high << 4)) - 32) * a.qs[i];
-        }
-        isum += w.scales[j] * s;
-    }
+            return (low | (high << 4)) - 32;
+        },
+        [&](int j) { return static_cast<int>(w.scales[j]); });
     return kquant_contribution(load_fp16(w.d), 0.0f, quant::load_f32(a.d), isum, 0);
 }
 
 template <typename Block, float (*Contribution)(const Block&, const block::Q8_K&)>
-void kquant_tile(const void* w_row, const std::byte* act, size_t act_stride, int n_act, int64_t cols, float* out) {
-    const auto* w = static_cast<const Block*>(w_row);
-    for (int t = 0; t < n_act; ++t) {
-        const auto* a = reinterpret_cast<const block::Q8_K*>(act + t * act_stride);
-        float sum = 0.0f;
-        for (int64_t k = 0; k < cols / block::qk_k; ++k) sum += Contribution(w[k], a[k]);
-        out[t] = sum;
-    }
-}
+constexpr DotTileFn kquant_tile = per_block_tile<Block, block::Q8_K, block::qk_k, Contribution>;
 
 constexpr Kernel kScalarKQuantKernels[] = {
     {TT::Q2_K, Isa::scalar, kquant_tile<block::Q2_K, q2_k_block>},
@@ -102,9 +98,7 @@ constexpr Kernel kScalarKQuantKernels[] = {
 }  // namespace
 
 const Kernel* scalar_kquant_kernel(gguf::TensorType type) {
-    for (const Kernel& k : kScalarKQuantKernels)
-        if (k.type == type) return &k;
-    return nullptr;
+    return find_kernel(kScalarKQuantKernels, type);
 }
 
 }  // namespace ember::cpu::detail

@@ -66,16 +66,7 @@ __global__ void store_rows_kernel(const float* src, int64_t ss, int64_t rows, in
         uint16_t* o = reinterpret_cast<uint16_t*>(dst) + 32 * c;
         for (int j = 0; j < count; ++j) o[j] = gpu::float_to_half(in[j]);
     } else {  // Q8_0
-        uint8_t* b = dst + 34 * c;
-        float amax = 0.0f;
-        for (int j = 0; j < 32; ++j) amax = fmaxf(amax, fabsf(in[j]));
-        const float d = amax / 127.0f;
-        const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        gpu::store_half_scale(b, gpu::float_to_half(d));
-        for (int j = 0; j < 32; ++j) {
-            const float v = roundf(in[j] * id);
-            b[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(v != v ? 0.0f : fminf(fmaxf(v, -127.0f), 127.0f)));
-        }
+        encode_q8_0_block(in, dst + 34 * c);
     }
 }
 

@@ -85,32 +85,24 @@ __global__ void gated_kernel(Gated act, const float* g, int64_t gs, const float*
     for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) out[r * os + c] = gated(act, g[r * gs + c], u[r * us + c]);
 }
 
-// Sum over the block (blockDim.x a multiple of the warp size, at most 1024 threads).
-__device__ float block_sum(float v) {
+// Sum (kMax false) or maximum over the block (blockDim.x a multiple of the warp size, at most 1024 threads).
+template <bool kMax>
+__device__ float block_reduce(float v) {
     __shared__ float partial[32];
-    v = gpu::warp_sum(v);
+    v = kMax ? gpu::warp_max(v) : gpu::warp_sum(v);
     const int warp = threadIdx.x / gpu::kWarpSize, lane = threadIdx.x % gpu::kWarpSize;
     const int warps = blockDim.x / gpu::kWarpSize;
     __syncthreads();
     if (lane == 0) partial[warp] = v;
     __syncthreads();
-    float total = 0.0f;
-    for (int i = 0; i < warps; ++i) total += partial[i];
+    float total = kMax ? -INFINITY : 0.0f;
+    for (int i = 0; i < warps; ++i) total = kMax ? fmaxf(total, partial[i]) : total + partial[i];
     return total;
 }
 
-__device__ float block_max(float v) {
-    __shared__ float partial[32];
-    v = gpu::warp_max(v);
-    const int warp = threadIdx.x / gpu::kWarpSize, lane = threadIdx.x % gpu::kWarpSize;
-    const int warps = blockDim.x / gpu::kWarpSize;
-    __syncthreads();
-    if (lane == 0) partial[warp] = v;
-    __syncthreads();
-    float m = -INFINITY;
-    for (int i = 0; i < warps; ++i) m = fmaxf(m, partial[i]);
-    return m;
-}
+__device__ float block_sum(float v) { return block_reduce<false>(v); }
+
+__device__ float block_max(float v) { return block_reduce<true>(v); }
 
 // One block per row. z: gate rows for the gated form (nullptr otherwise). weight: n elements (n = cols).
 __global__ void rms_norm_kernel(const float* x, int64_t xs, const float* w, const float* z, int64_t zs, float eps,

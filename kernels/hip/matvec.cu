@@ -139,13 +139,20 @@ __device__ __forceinline__ void integer_row(const uint8_t* row, int nb, const Ac
     }
 }
 
-template <int T, int NT, int LPR>
-__global__ void matvec_integer_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int nb, const ActBlock* x,
-                                      float* out, int64_t out_stride, const float* bias) {
-    const int lane = threadIdx.x % LPR;
-    const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / LPR) + threadIdx.x / LPR;
-    float acc[NT] = {};
-    if (row < rows) integer_row<T, NT, LPR>(w + row * row_stride, nb, x, nb, lane, acc);
+// Lanes [0, LPR) of a thread group share one row: this thread's lane, and the group's row.
+template <int LPR>
+__device__ __forceinline__ int row_lane() {
+    return threadIdx.x % LPR;
+}
+template <int LPR>
+__device__ __forceinline__ int64_t lane_group_row() {
+    return static_cast<int64_t>(blockIdx.x) * (blockDim.x / LPR) + threadIdx.x / LPR;
+}
+
+// Each activation row's sum over the lane group, plus the bias, stored by lane 0.
+template <int NT, int LPR>
+__device__ __forceinline__ void store_row_sums(const float (&acc)[NT], int lane, int64_t row, int64_t rows, float* out,
+                                               int64_t out_stride, const float* bias) {
 #pragma unroll
     for (int t = 0; t < NT; ++t) {
         const float sum = group_sum<LPR>(acc[t]);
@@ -153,13 +160,23 @@ __global__ void matvec_integer_kernel(const uint8_t* w, size_t row_stride, int64
     }
 }
 
+template <int T, int NT, int LPR>
+__global__ void matvec_integer_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int nb, const ActBlock* x,
+                                      float* out, int64_t out_stride, const float* bias) {
+    const int lane = row_lane<LPR>();
+    const int64_t row = lane_group_row<LPR>();
+    float acc[NT] = {};
+    if (row < rows) integer_row<T, NT, LPR>(w + row * row_stride, nb, x, nb, lane, acc);
+    store_row_sums<NT, LPR>(acc, lane, row, rows, out, out_stride, bias);
+}
+
 // grid.y: slot s = t * k + j of the expert form.
 template <int T, int LPR>
 __global__ void matvec_experts_integer_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t n_experts,
                                               int nb, const ActBlock* x, bool x_per_slot, const int32_t* ids, int k,
                                               float* out, int64_t out_stride) {
-    const int lane = threadIdx.x % LPR;
-    const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / LPR) + threadIdx.x / LPR;
+    const int lane = row_lane<LPR>();
+    const int64_t row = lane_group_row<LPR>();
     const int64_t slot = blockIdx.y;
     const int32_t e = ids[slot];
     const bool valid = e >= 0 && e < n_experts;
@@ -184,8 +201,8 @@ __global__ void matvec_experts_grouped_kernel(const uint8_t* w, size_t row_strid
     const int n = load_token_tile<BN>(groups, 0, x_per_slot, k, x_row, out_row, expert);
     if (n == 0) return;
     __syncthreads();
-    const int lane = threadIdx.x % LPR;
-    const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / LPR) + threadIdx.x / LPR;
+    const int lane = row_lane<LPR>();
+    const int64_t row = lane_group_row<LPR>();
     float acc[BN] = {};
     if (row < rows) {
         const uint8_t* wr = w + (static_cast<int64_t>(expert) * rows + row) * row_stride;
@@ -233,23 +250,19 @@ __device__ __forceinline__ void float_row(const uint8_t* row, int64_t cols, cons
 template <int T, int NT, int LPR>
 __global__ void matvec_float_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t cols, const float* x,
                                     int64_t x_stride, float* out, int64_t out_stride, const float* bias) {
-    const int lane = threadIdx.x % LPR;
-    const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / LPR) + threadIdx.x / LPR;
+    const int lane = row_lane<LPR>();
+    const int64_t row = lane_group_row<LPR>();
     float acc[NT] = {};
     if (row < rows) float_row<T, NT, LPR>(w + row * row_stride, cols, x, x_stride, lane, acc);
-#pragma unroll
-    for (int t = 0; t < NT; ++t) {
-        const float sum = group_sum<LPR>(acc[t]);
-        if (lane == 0 && row < rows) out[t * out_stride + row] = sum + (bias ? bias[row] : 0.0f);
-    }
+    store_row_sums<NT, LPR>(acc, lane, row, rows, out, out_stride, bias);
 }
 
 template <int T, int LPR>
 __global__ void matvec_experts_float_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t n_experts,
                                             int64_t cols, const float* x, int64_t x_stride, bool x_per_slot,
                                             const int32_t* ids, int k, float* out, int64_t out_stride) {
-    const int lane = threadIdx.x % LPR;
-    const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / LPR) + threadIdx.x / LPR;
+    const int lane = row_lane<LPR>();
+    const int64_t row = lane_group_row<LPR>();
     const int64_t slot = blockIdx.y;
     const int32_t e = ids[slot];
     float acc[1] = {0.0f};
@@ -294,22 +307,21 @@ void with_tokens(int64_t run, F&& f) {
     }
 }
 
+// The types with an integer (Q8_1 activation) path.
+constexpr bool integer_path(uint32_t type) {
+    return type == kRocmfp4 || type == kRocmfp4Fast || type == kQ4_0 || type == kQ8_0;
+}
+
 template <typename F>
 bool dispatch_integer_type(uint32_t type, F&& f) {
-    switch (type) {
-        case kRocmfp4: f.template operator()<kRocmfp4>(); return true;
-        case kRocmfp4Fast: f.template operator()<kRocmfp4Fast>(); return true;
-        case kQ4_0: f.template operator()<kQ4_0>(); return true;
-        case kQ8_0: f.template operator()<kQ8_0>(); return true;
-        default: return false;
-    }
+    return integer_path(type) && dispatch_weight_type(type, [&]<int T>() {
+        if constexpr (integer_path(T)) f.template operator()<T>();
+    });
 }
 
 }  // namespace
 
-bool has_integer_matvec(uint32_t type) {
-    return type == kRocmfp4 || type == kRocmfp4Fast || type == kQ4_0 || type == kQ8_0;
-}
+bool has_integer_matvec(uint32_t type) { return integer_path(type); }
 
 size_t q8_1_bytes(int64_t rows, int64_t cols) { return static_cast<size_t>(rows * (cols / 32)) * sizeof(ActBlock); }
 

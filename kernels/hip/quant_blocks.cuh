@@ -2,7 +2,8 @@
 // Device decoders of every weight type the backend computes with, in GGUF's block layouts (engine/quant is the
 // reference; ../shared/specs/rocmfp4.md for ids 100-104). decode32<T> turns weights [32c, 32c + 32) of a row into
 // floats, bit-exactly as quant::dequantize_row does: every float step is written so the compiler cannot fuse it
-// into a multiply-add, since get_rows must return the reference's bits.
+// into a multiply-add, since get_rows must return the reference's bits. encode_q8_0_block is the one encoder, shared
+// by the KV-cache writes and the row copies.
 #pragma once
 
 #include "gpu_device.cuh"
@@ -236,6 +237,20 @@ bool dispatch_weight_type(uint32_t type, F&& f) {
         case kRocmfp8: f.template operator()<kRocmfp8>(); return true;
         case kRocmfp3: f.template operator()<kRocmfp3>(); return true;
         default: return false;
+    }
+}
+
+// Q8_0 block of 32 floats at b (34 bytes), as quant::quantize_row encodes it: scale amax / 127, codes rounded half
+// away from zero, NaN to 0.
+__device__ __forceinline__ void encode_q8_0_block(const float* v, uint8_t* b) {
+    float amax = 0.0f;
+    for (int j = 0; j < 32; ++j) amax = fmaxf(amax, fabsf(v[j]));
+    const float d = amax / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    gpu::store_half_scale(b, gpu::float_to_half(d));
+    for (int j = 0; j < 32; ++j) {
+        const float q = roundf(v[j] * id);
+        b[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(q != q ? 0.0f : fminf(fmaxf(q, -127.0f), 127.0f)));
     }
 }
 

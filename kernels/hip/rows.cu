@@ -69,16 +69,7 @@ __global__ void convert_blocks_kernel(TypedRows src, TypedRows dst) {
         for (int j = 0; j < 32; ++j) store_float_element(dst.type, row, 32 * c + j, v[j]);
         return;
     }
-    uint8_t* b = row + 34 * c;
-    float amax = 0.0f;
-    for (int j = 0; j < 32; ++j) amax = fmaxf(amax, fabsf(v[j]));
-    const float d = amax / 127.0f;
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
-    gpu::store_half_scale(b, gpu::float_to_half(d));
-    for (int j = 0; j < 32; ++j) {
-        const float q = roundf(v[j] * id);
-        b[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(q != q ? 0.0f : fminf(fmaxf(q, -127.0f), 127.0f)));
-    }
+    encode_q8_0_block(v, row + 34 * c);
 }
 
 }  // namespace

@@ -148,30 +148,23 @@ float dq(uint b, uint i) {
     precise float y = d * float(mxfp4_value(NIBBLE(b + 1u, i)));
     return y;
 }
-#elif defined(TYPE_Q4_0_ROCMFP4)
+#elif defined(TYPE_Q4_0_ROCMFP4) || defined(TYPE_Q4_0_ROCMFP4_FAST)
 #define QK 32u
+#if defined(TYPE_Q4_0_ROCMFP4)
 #define BLOCK_BYTES 18u
-float dq(uint b, uint i) {
-    precise float y = float(rocmfp4_value(NIBBLE(b, i))) * rocmfp_scale(RD8(W, b + 16u + i / 16u));
-    return y;
-}
-#define DQ4_DEFINED
-vec4 dq4(uint b, uint i) {
-    const float s = rocmfp_scale(RD8(W, b + 16u + i / 16u));
-    precise vec4 y = vec4(rocmfp4_value(NIBBLE(b, i)), rocmfp4_value(NIBBLE(b, i + 1u)),
-                          rocmfp4_value(NIBBLE(b, i + 2u)), rocmfp4_value(NIBBLE(b, i + 3u))) * s;
-    return y;
-}
-#elif defined(TYPE_Q4_0_ROCMFP4_FAST)
-#define QK 32u
+// Dual scale: byte 16 scales weights 0-15, byte 17 weights 16-31.
+uint rocmfp4_scale_byte(uint b, uint i) { return b + 16u + i / 16u; }
+#else
 #define BLOCK_BYTES 17u
+uint rocmfp4_scale_byte(uint b, uint i) { return b + 16u; }
+#endif
 float dq(uint b, uint i) {
-    precise float y = float(rocmfp4_value(NIBBLE(b, i))) * rocmfp_scale(RD8(W, b + 16u));
+    precise float y = float(rocmfp4_value(NIBBLE(b, i))) * rocmfp_scale(RD8(W, rocmfp4_scale_byte(b, i)));
     return y;
 }
 #define DQ4_DEFINED
 vec4 dq4(uint b, uint i) {
-    const float s = rocmfp_scale(RD8(W, b + 16u));
+    const float s = rocmfp_scale(RD8(W, rocmfp4_scale_byte(b, i)));
     precise vec4 y = vec4(rocmfp4_value(NIBBLE(b, i)), rocmfp4_value(NIBBLE(b, i + 1u)),
                           rocmfp4_value(NIBBLE(b, i + 2u)), rocmfp4_value(NIBBLE(b, i + 3u))) * s;
     return y;

@@ -20,17 +20,8 @@ mkdir -p "$out" "$work/bin" "$work/res" "$models"
 here=$(cd "$(dirname "$0")" && pwd)
 left() { echo $((deadline - $(date +%s))); }
 
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-[ -f "$icd" ] && export VK_DRIVER_FILES=$icd
-python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .gpurun/*.whl && export PYTHONPATH=/tmp/site
-untar() { python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$1" "$2"; }
-untar .gpurun/bin.tar.xz "$work/bin"
-untar .gpurun/libs.tar.xz "$work"
-for l in "$work"/libs/*; do ldconfig -p | grep -q " $(basename "$l") " && rm -f "$l"; done  # the system's own first
-export LD_LIBRARY_PATH=$work/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-ember=$work/bin/ember-cli
+. "$here/unpack_gpurun.sh"
+unpack_gpurun "$work"
 
 # The fork builds (≈ 5 minutes on 16 cores) while the files are generated.
 (

@@ -13,17 +13,8 @@ d=$work/files
 mkdir -p "$out" "$work/bin" "$d"
 here=$(cd "$(dirname "$0")" && pwd)
 
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-[ -f "$icd" ] && export VK_DRIVER_FILES=$icd
-python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .gpurun/*.whl && export PYTHONPATH=/tmp/site
-untar() { python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$1" "$2"; }
-untar .gpurun/bin.tar.xz "$work/bin"
-untar .gpurun/libs.tar.xz "$work"
-for l in "$work"/libs/*; do ldconfig -p | grep -q " $(basename "$l") " && rm -f "$l"; done
-export LD_LIBRARY_PATH=$work/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-ember=$work/bin/ember-cli
+. "$here/unpack_gpurun.sh"
+unpack_gpurun "$work"
 
 python3 "$here/../fixtures/make_vision_fixtures.py" "$d" --scale full > /dev/null
 python3 "$here/vision_h200_check.py" prepare "$d"

@@ -33,7 +33,7 @@ import gguf
 from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
-from make_model_fixtures import byte_symbols  # noqa: E402  (GPT-2's byte-level alphabet)
+from make_model_fixtures import byte_symbols, finish_gguf  # noqa: E402  (GPT-2's byte-level alphabet)
 
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 
@@ -178,10 +178,7 @@ def write_model(path: Path, tokens, types, merges, endless: bool, template: str)
         w.add_tensor(b + "ffn_gate.weight", f32(rng.normal(0, 0.05, size=(N_FF, N_EMBD))).astype(np.float16))
         w.add_tensor(b + "ffn_up.weight", f32(rng.normal(0, 0.05, size=(N_FF, N_EMBD))).astype(np.float16))
         w.add_tensor(b + "ffn_down.weight", np.zeros((N_EMBD, N_FF), dtype=np.float16))
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    finish_gguf(w)
 
 
 def main() -> int:

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <functional>
 #include <nlohmann/json.hpp>
 
+#include "common/error_message.h"
 #include "common/fixture_path.h"
 #include "ember/dflash_file.h"
 
@@ -17,6 +17,8 @@ using model::DFlashInfo;
 
 namespace {
 
+using ember::test::error_of;
+
 std::filesystem::path dflash_dir() {
     return fixture_path("dflash");
 }
@@ -24,15 +26,6 @@ std::filesystem::path dflash_dir() {
 nlohmann::json read_json(const std::filesystem::path& path) {
     std::ifstream in(path);
     return nlohmann::json::parse(in);
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no error)";
 }
 
 // A copy of a drafted fixture with keys replaced or removed and tensors left out; the tensor data stays in the

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/error_message.h"
 #include "common/fixture_path.h"
 #include "ember/gguf.h"
 
@@ -13,16 +14,9 @@ using ember::test::fixture_path;
 
 namespace {
 
-File rich(const char* name = "rich.gguf") { return File::open(fixture_path("gguf/valid") / name); }
+using ember::test::error_of;
 
-std::string error_of(auto&& f) {
-    try {
-        f();
-    } catch (const ember::Error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+File rich(const char* name = "rich.gguf") { return File::open(fixture_path("gguf/valid") / name); }
 
 }  // namespace
 

@@ -6,14 +6,16 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <vector>
 
+#include "common/error_message.h"
 #include "cpu/cpu_kernels.h"
 #include "kernels/weight_rows.h"
 #include "quant/type_printer.h"
 
 namespace {
+
+using ember::test::error_of;
 
 using ember::gguf::TensorType;
 using ember::cpu::Isa;
@@ -222,15 +224,6 @@ TEST(Kernels, ActivationTypes) {
     EXPECT_EQ(cpu::activation_type(TensorType::BF16), TensorType::F32);
     EXPECT_EQ(cpu::activation_bytes(TensorType::Q4_K, 512, 3), 3u * 2 * 292);
     EXPECT_EQ(cpu::activation_bytes(TensorType::F16, 100), 400u);
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const ember::Error& e) {
-        return e.what();
-    }
-    return "(no error)";
 }
 
 TEST(Kernels, BadArgumentsAreOneLineErrors) {

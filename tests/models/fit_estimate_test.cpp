@@ -3,6 +3,7 @@
 // read from a GGUF carrying the real Qwen3.6-35B-A3B keys.
 #include <gtest/gtest.h>
 
+#include "attention_keys.h"
 #include "ember/gguf.h"
 #include "fit_estimate.h"
 #include "model_facts.h"
@@ -16,15 +17,9 @@ constexpr uint64_t kMiB = 1ull << 20;
 // A header-only stand-in for Qwen3.6-35B-A3B with MTP: every key of qwen35moe.md §2 and the MTP tensors (tiny).
 gguf::File qwen36_file(std::vector<std::byte>& storage, bool mtp) {
     gguf::Writer w;
-    w.set("general.architecture", std::string("qwen35moe"));
-    w.set("qwen35moe.block_count", uint32_t(mtp ? 41 : 40));
+    test::write_attention_keys(w, {.arch = "qwen35moe", .blocks = mtp ? 41u : 40u, .embedding = 2048, .heads = 16,
+                                   .kv_heads = 2, .head_dim = 256, .context = 262144});
     if (mtp) w.set("qwen35moe.nextn_predict_layers", uint32_t(1));
-    w.set("qwen35moe.context_length", uint32_t(262144));
-    w.set("qwen35moe.embedding_length", uint32_t(2048));
-    w.set("qwen35moe.attention.head_count", uint32_t(16));
-    w.set("qwen35moe.attention.head_count_kv", uint32_t(2));
-    w.set("qwen35moe.attention.key_length", uint32_t(256));
-    w.set("qwen35moe.attention.value_length", uint32_t(256));
     w.set("qwen35moe.full_attention_interval", uint32_t(4));
     w.set("qwen35moe.ssm.conv_kernel", uint32_t(4));
     w.set("qwen35moe.ssm.state_size", uint32_t(128));
@@ -92,14 +87,8 @@ TEST(FitEstimate, Qwen36RocmFp4At32KContext) {
 // Gemma 3 270M's keys: 18 layers of 1 kv head of 256, a 512-position window, every sixth layer global.
 gguf::File gemma3_file(std::vector<std::byte>& storage, const std::vector<bool>* local_layers) {
     gguf::Writer w;
-    w.set("general.architecture", std::string("gemma3"));
-    w.set("gemma3.block_count", uint32_t(18));
-    w.set("gemma3.embedding_length", uint32_t(640));
-    w.set("gemma3.attention.head_count", uint32_t(4));
-    w.set("gemma3.attention.head_count_kv", uint32_t(1));
-    w.set("gemma3.attention.key_length", uint32_t(256));
-    w.set("gemma3.attention.value_length", uint32_t(256));
-    w.set("gemma3.attention.sliding_window", uint32_t(512));
+    test::write_attention_keys(w, {.arch = "gemma3", .blocks = 18, .embedding = 640, .heads = 4, .kv_heads = 1,
+                                   .head_dim = 256, .window = 512});
     if (local_layers) {
         std::vector<gguf::OwnedValue> list;
         for (bool local : *local_layers) list.emplace_back(local);
@@ -129,14 +118,8 @@ TEST(FitEstimate, Gemma3LocalLayersKeepOnlyTheirWindow) {
 // gpt-oss-20b's keys: 24 layers of 8 kv heads of 64, a 128-position window on every other layer from the first.
 TEST(FitEstimate, GptOssWindowedLayersAlternate) {
     gguf::Writer w;
-    w.set("general.architecture", std::string("gpt-oss"));
-    w.set("gpt-oss.block_count", uint32_t(24));
-    w.set("gpt-oss.embedding_length", uint32_t(2880));
-    w.set("gpt-oss.attention.head_count", uint32_t(64));
-    w.set("gpt-oss.attention.head_count_kv", uint32_t(8));
-    w.set("gpt-oss.attention.key_length", uint32_t(64));
-    w.set("gpt-oss.attention.value_length", uint32_t(64));
-    w.set("gpt-oss.attention.sliding_window", uint32_t(128));
+    test::write_attention_keys(w, {.arch = "gpt-oss", .blocks = 24, .embedding = 2880, .heads = 64, .kv_heads = 8,
+                                   .head_dim = 64, .window = 128});
     const std::vector<std::byte> bytes = w.to_bytes();
     const ModelFacts f = read_model_facts(gguf::File::from_memory(bytes, "gpt-oss.gguf"));
     constexpr uint64_t kLayer = 8 * (64 + 64) * 2;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "attention_keys.h"
 #include "common/fixture_path.h"
 #include "ember/gguf.h"
 #include "model_facts.h"
@@ -80,12 +81,8 @@ TEST(ModelFacts, ImpossibleBlockCountIsAnErrorNamingTheKey) {
 
 TEST(ModelFacts, PlainTransformerUsesEveryLayerAndDefaultHeadDim) {
     gguf::Writer w;
-    w.set("general.architecture", std::string("llama"));
-    w.set("llama.block_count", uint32_t(30));
-    w.set("llama.embedding_length", uint32_t(576));
-    w.set("llama.attention.head_count", uint32_t(9));
-    w.set("llama.attention.head_count_kv", uint32_t(3));
-    w.set("llama.context_length", uint32_t(8192));
+    test::write_attention_keys(w, {.arch = "llama", .blocks = 30, .embedding = 576, .heads = 9, .kv_heads = 3,
+                                   .context = 8192});
     const auto bytes = w.to_bytes();
     const ModelFacts f = read_model_facts(gguf::File::from_memory(bytes, "smol.gguf"));
     EXPECT_EQ(f.kv_layers, 30u);

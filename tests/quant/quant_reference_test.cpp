@@ -11,6 +11,7 @@
 
 #include "common/fixture_path.h"
 #include "quant/quant.h"
+#include "quant/reference_types.h"
 #include "quant/type_printer.h"
 
 namespace {
@@ -65,11 +66,7 @@ TEST_P(Dequantize, MatchesTheReferenceBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllTypes, Dequantize,
-    testing::Values(TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q4_0, TensorType::Q4_1,
-                    TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0, TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K,
-                    TensorType::Q5_K, TensorType::Q6_K, TensorType::Q8_K, TensorType::MXFP4,
-                    TensorType::Q4_0_ROCMFP4, TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q6_0_ROCMFPX,
-                    TensorType::Q8_0_ROCMFPX, TensorType::Q3_0_ROCMFPX),
+    testing::ValuesIn(ember::test::kReferenceTypes),
     [](const auto& param_info) { return name_of(param_info.param); });
 
 class Quantize : public testing::TestWithParam<TensorType> {};

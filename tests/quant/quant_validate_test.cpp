@@ -3,25 +3,18 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <vector>
 
+#include "common/error_message.h"
 #include "quant/quant.h"
+#include "quant/reference_types.h"
 
 namespace {
 
 using ember::gguf::TensorType;
+using ember::test::error_of;
 namespace q = ember::quant;
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const ember::Error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
 
 std::vector<uint8_t> quantized_ones(TensorType t, int64_t n) {
     std::vector<float> x(static_cast<size_t>(n));
@@ -32,11 +25,7 @@ std::vector<uint8_t> quantized_ones(TensorType t, int64_t n) {
 }
 
 TEST(Validate, QuantizedRowsOfEveryTypePass) {
-    for (TensorType t : {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q4_0, TensorType::Q4_1,
-                         TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0, TensorType::Q2_K, TensorType::Q3_K,
-                         TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K, TensorType::Q8_K, TensorType::MXFP4,
-                         TensorType::Q4_0_ROCMFP4, TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q6_0_ROCMFPX,
-                         TensorType::Q8_0_ROCMFPX, TensorType::Q3_0_ROCMFPX}) {
+    for (TensorType t : ember::test::kReferenceTypes) {
         const std::vector<uint8_t> row = quantized_ones(t, 512);
         EXPECT_NO_THROW(q::validate_row(t, row.data(), 512)) << ember::gguf::traits(t).name;
     }
@@ -123,11 +112,7 @@ TEST(Errors, TypesWithoutAReferenceImplementation) {
 }
 
 TEST(Errors, EveryTypeOfTheIssueHasAQuantizerAndADequantizer) {
-    for (TensorType t : {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q4_0, TensorType::Q4_1,
-                         TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0, TensorType::Q2_K, TensorType::Q3_K,
-                         TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K, TensorType::Q8_K, TensorType::MXFP4,
-                         TensorType::Q4_0_ROCMFP4, TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q6_0_ROCMFPX,
-                         TensorType::Q8_0_ROCMFPX, TensorType::Q3_0_ROCMFPX}) {
+    for (TensorType t : ember::test::kReferenceTypes) {
         EXPECT_TRUE(q::can_quantize(t)) << ember::gguf::traits(t).name;
         EXPECT_TRUE(q::can_dequantize(t)) << ember::gguf::traits(t).name;
     }

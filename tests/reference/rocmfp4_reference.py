@@ -145,21 +145,21 @@ class _Format:
         self.nearest_floor = nearest_floor  # nearest-byte result for a target that is not a positive finite number
 
 
-def _fp4_codes(x: np.ndarray, inv) -> np.ndarray:
+def _sign_magnitude_codes(x: np.ndarray, inv, thresholds: np.ndarray, sign_bit: int) -> np.ndarray:
     """§4.1: a = |x * inv| (fp32), inclusive thresholds, sign from x < 0, magnitude 0 is always code 0."""
     with np.errstate(invalid="ignore", over="ignore"):
         a = np.abs(x * inv)
-        magnitude = np.searchsorted(FP4_THRESHOLDS, a, side="left").astype(np.uint8)
-    code = np.where((x < 0) & (magnitude > 0), magnitude | 8, magnitude).astype(np.uint8)
+        magnitude = np.searchsorted(thresholds, a, side="left").astype(np.uint8)
+    code = np.where((x < 0) & (magnitude > 0), magnitude | sign_bit, magnitude).astype(np.uint8)
     return np.where(np.isfinite(x), code, 0).astype(np.uint8)
+
+
+def _fp4_codes(x: np.ndarray, inv) -> np.ndarray:
+    return _sign_magnitude_codes(x, inv, FP4_THRESHOLDS, 8)
 
 
 def _fp3_codes(x: np.ndarray, inv) -> np.ndarray:
-    with np.errstate(invalid="ignore", over="ignore"):
-        a = np.abs(x * inv)
-        magnitude = np.searchsorted(FP3_THRESHOLDS, a, side="left").astype(np.uint8)
-    code = np.where((x < 0) & (magnitude > 0), magnitude | 4, magnitude).astype(np.uint8)
-    return np.where(np.isfinite(x), code, 0).astype(np.uint8)
+    return _sign_magnitude_codes(x, inv, FP3_THRESHOLDS, 4)
 
 
 def _lround(v: np.ndarray) -> np.ndarray:

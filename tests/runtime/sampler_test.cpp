@@ -11,6 +11,20 @@ using namespace ember;
 using ember::runtime::Sampler;
 using ember::runtime::StopStringFilter;
 
+namespace {
+
+// Temperature 1 and every filter off: the distribution is the softmax of the logits.
+SamplingParams unfiltered() {
+    SamplingParams p;
+    p.temperature = 1.0f;
+    p.top_k = 0;
+    p.top_p = 1.0f;
+    p.min_p = 0.0f;
+    return p;
+}
+
+}  // namespace
+
 TEST(Sampler, GreedyTakesTheArgmax) {
     Sampler s(SamplingParams{});
     std::vector<float> logits = {0.1f, 2.0f, -1.0f, 1.9f};
@@ -19,11 +33,7 @@ TEST(Sampler, GreedyTakesTheArgmax) {
 }
 
 TEST(Sampler, FiltersKeepTheRightCandidates) {
-    SamplingParams p;
-    p.temperature = 1.0f;
-    p.top_k = 0;
-    p.top_p = 1.0f;
-    p.min_p = 0.0f;
+    SamplingParams p = unfiltered();
     // Probabilities proportional to 8, 4, 2, 1, 1.
     const std::vector<float> logits = {std::log(8.f), std::log(4.f), std::log(2.f), std::log(1.f), std::log(1.f)};
     auto d = Sampler(p).distribution(logits);
@@ -42,11 +52,7 @@ TEST(Sampler, FiltersKeepTheRightCandidates) {
 }
 
 TEST(Sampler, SeededDrawsFollowTheDistribution) {
-    SamplingParams p;
-    p.temperature = 1.0f;
-    p.top_k = 0;
-    p.top_p = 1.0f;
-    p.min_p = 0.0f;
+    SamplingParams p = unfiltered();
     p.seed = 99;
     Sampler s(p);
     const std::vector<float> logits = {std::log(3.f), std::log(1.f)};

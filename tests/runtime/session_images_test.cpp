@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/error_message.h"
 #include "common/fixture_path.h"
 #include "backend/backend.h"
 #include "model/model.h"
@@ -17,6 +18,8 @@ using namespace ember;
 using ember::test::fixture_path;
 
 namespace {
+
+using ember::test::error_of;
 
 // Grid: one merged token per 32 x 32 pixels (at least one); embeddings from the pixels' sum and the row index.
 class FakeProjector final : public vision::Projector {
@@ -102,15 +105,6 @@ GenerationOptions greedy(int tokens) {
     o.max_tokens = tokens;
     o.ignore_end_of_generation = true;
     return o;
-}
-
-std::string error_of(auto&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no error)";
 }
 
 int32_t argmax(std::span<const float> v) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <thread>
 
+#include "common/error_message.h"
 #include "common/fixture_path.h"
 #include "ember/runtime.h"
 
@@ -16,21 +17,22 @@ using ember::test::fixture_path;
 
 namespace {
 
+using ember::test::error_of;
+
 std::shared_ptr<LoadedModel> load(const char* name, LoadOptions options = {}) {
     options.threads = 2;
     return LoadedModel::load(fixture_path("dense") / name, options);
 }
 
-std::string error_of(auto&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
 std::vector<int32_t> ids(std::initializer_list<int32_t> l) { return l; }
+
+// Generation that runs to max_tokens (-1: to the context limit) whatever the model samples.
+GenerationOptions ignoring_end_of_generation(int max_tokens) {
+    GenerationOptions options;
+    options.max_tokens = max_tokens;
+    options.ignore_end_of_generation = true;
+    return options;
+}
 
 }  // namespace
 
@@ -60,9 +62,7 @@ TEST(Session, SecondTurnPrefillsOnlyTheNewTokens) {
 TEST(Session, ChatFollowUpReusesThePreviousTurn) {
     auto model = load("llama-f32.gguf");
     Session session(model);
-    GenerationOptions options;
-    options.max_tokens = 4;
-    options.ignore_end_of_generation = true;
+    GenerationOptions options = ignoring_end_of_generation(4);
     chat::RenderRequest conversation;
     conversation.messages.push_back({{"role", "user"}, {"content", "the theater"}});
     const GenerationResult first = session.chat(conversation, options);
@@ -83,9 +83,7 @@ TEST(Session, RecurrentChatFollowUpReusesAllButTheGenerationPrompt) {
     lo.threads = 2;
     auto model = LoadedModel::load(fixture_path("qwen35moe") / "qwen35moe-f32.gguf", lo);
     ASSERT_TRUE(model->info().recurrent);
-    GenerationOptions options;
-    options.max_tokens = 4;
-    options.ignore_end_of_generation = true;
+    GenerationOptions options = ignoring_end_of_generation(4);
     chat::RenderRequest conversation;
     conversation.kwargs["enable_thinking"] = false;
     conversation.messages.push_back({{"role", "user"}, {"content", "the theater was full that night"}});
@@ -113,9 +111,7 @@ TEST(Session, CancelFromAnotherThreadStopsWithinOneToken) {
     SessionOptions so;
     so.n_ctx = 256;
     Session session(model, so);
-    GenerationOptions options;
-    options.max_tokens = -1;
-    options.ignore_end_of_generation = true;
+    GenerationOptions options = ignoring_end_of_generation(-1);
     options.on_context_full = ContextFullPolicy::stop;
     // At the fifth chunk the generating thread waits until another thread has called cancel(); no token may be
     // generated after that.
@@ -149,9 +145,7 @@ TEST(Session, CancelFromAnotherThreadStopsWithinOneToken) {
 TEST(Session, CallbackCanStop) {
     auto model = load("llama-f16.gguf");
     Session session(model);
-    GenerationOptions options;
-    options.max_tokens = 50;
-    options.ignore_end_of_generation = true;
+    GenerationOptions options = ignoring_end_of_generation(50);
     int calls = 0;
     const GenerationResult r = session.generate(ids({5, 6}), options, [&](const StreamChunk&) { return ++calls < 3; });
     EXPECT_EQ(r.stop_reason, StopReason::cancelled);
@@ -181,9 +175,7 @@ TEST(Session, ContextLimits) {
 
 TEST(Session, GreedyIsDeterministicAndSeededSamplingRepeats) {
     auto model = load("qwen3-q8_0.gguf");
-    GenerationOptions options;
-    options.max_tokens = 12;
-    options.ignore_end_of_generation = true;
+    GenerationOptions options = ignoring_end_of_generation(12);
     Session a(model), b(model);
     EXPECT_EQ(a.generate(ids({3, 4, 5}), options).tokens, b.generate(ids({3, 4, 5}), options).tokens);
     options.sampling.temperature = 1.0f;

@@ -41,6 +41,13 @@ std::string load_error(const VocabSpec& spec) {
     return {};
 }
 
+// load_error of small_bpe() with `key` set to `value`.
+std::string error_with_key(const std::string& key, gguf::OwnedValue value) {
+    VocabSpec spec = small_bpe();
+    spec.keys[key] = std::move(value);
+    return load_error(spec);
+}
+
 using ::testing::HasSubstr;
 
 TEST(BadMetadata, TheGoodOnesLoad) {
@@ -98,23 +105,17 @@ TEST(BadMetadata, EveryPreTokenizerNameLoads) {
 }
 
 TEST(BadMetadata, WrongTypes) {
-    VocabSpec spec = small_bpe();
-    spec.keys["tokenizer.ggml.tokens"] = uint32_t(3);
-    EXPECT_EQ(load_error(spec),
+    EXPECT_EQ(error_with_key("tokenizer.ggml.tokens", uint32_t(3)),
               "test.gguf: tokenizer: key 'tokenizer.ggml.tokens' has type u32, expected "
               "array[string]");
-    spec = small_bpe();
-    spec.keys["tokenizer.ggml.model"] = int32_t(1);
-    EXPECT_THAT(load_error(spec), HasSubstr("key 'tokenizer.ggml.model' has type i32, expected string"));
-    spec = small_bpe();
-    spec.keys["tokenizer.ggml.add_bos_token"] = std::string("yes");
-    EXPECT_THAT(load_error(spec), HasSubstr("key 'tokenizer.ggml.add_bos_token' has type string, expected bool"));
-    spec = small_bpe();
-    spec.keys["tokenizer.ggml.bos_token_id"] = 1.5f;
-    EXPECT_THAT(load_error(spec), HasSubstr("key 'tokenizer.ggml.bos_token_id' has type f32, expected integer"));
-    spec = small_bpe();
-    spec.keys["tokenizer.ggml.token_type"] = gguf::make_string_array({"normal"});
-    EXPECT_THAT(load_error(spec), HasSubstr("expected array[integer]"));
+    EXPECT_THAT(error_with_key("tokenizer.ggml.model", int32_t(1)),
+                HasSubstr("key 'tokenizer.ggml.model' has type i32, expected string"));
+    EXPECT_THAT(error_with_key("tokenizer.ggml.add_bos_token", std::string("yes")),
+                HasSubstr("key 'tokenizer.ggml.add_bos_token' has type string, expected bool"));
+    EXPECT_THAT(error_with_key("tokenizer.ggml.bos_token_id", 1.5f),
+                HasSubstr("key 'tokenizer.ggml.bos_token_id' has type f32, expected integer"));
+    EXPECT_THAT(error_with_key("tokenizer.ggml.token_type", gguf::make_string_array({"normal"})),
+                HasSubstr("expected array[integer]"));
 }
 
 TEST(BadMetadata, TokensAndTypes) {
@@ -138,19 +139,15 @@ TEST(BadMetadata, TokensAndTypes) {
 }
 
 TEST(BadMetadata, SpecialIdsOutOfRange) {
-    VocabSpec spec = small_bpe();
-    spec.keys["tokenizer.ggml.bos_token_id"] = uint32_t(257);
-    EXPECT_EQ(load_error(spec),
+    EXPECT_EQ(error_with_key("tokenizer.ggml.bos_token_id", uint32_t(257)),
               "test.gguf: tokenizer: tokenizer.ggml.bos_token_id = 257 is out of range "
               "(the vocabulary has 257 tokens)");
-    spec = small_bpe();
-    spec.keys["tokenizer.ggml.eot_token_id"] = int32_t(-7);
-    EXPECT_THAT(load_error(spec), HasSubstr("tokenizer.ggml.eot_token_id = -7 is out of range"));
-    spec = small_bpe();
-    spec.keys["tokenizer.ggml.padding_token_id"] = uint64_t(1) << 63;
-    EXPECT_THAT(load_error(spec), HasSubstr("tokenizer.ggml.padding_token_id = "));
+    EXPECT_THAT(error_with_key("tokenizer.ggml.eot_token_id", int32_t(-7)),
+                HasSubstr("tokenizer.ggml.eot_token_id = -7 is out of range"));
+    EXPECT_THAT(error_with_key("tokenizer.ggml.padding_token_id", uint64_t(1) << 63),
+                HasSubstr("tokenizer.ggml.padding_token_id = "));
     // -1 is how some converters write "none".
-    spec = small_bpe();
+    VocabSpec spec = small_bpe();
     spec.keys["tokenizer.ggml.padding_token_id"] = int32_t(-1);
     EXPECT_EQ(load_vocab(spec).pad_id(), -1);
 }

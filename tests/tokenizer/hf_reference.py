@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers
 
+from make_model_fixtures import byte_symbols  # the importing tests put tests/fixtures on sys.path
 from tokenizer_families import IGNORE_MERGES_FAMILIES, NFC_FAMILIES, family, pre_tokenizer
 
 BIN = Path(os.environ["EMBER_BIN"])
@@ -18,15 +19,7 @@ VOCAB = SHARED / "vocab"
 
 
 def bytes_to_unicode() -> dict[int, str]:
-    printable = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
-    table, n = {}, 0
-    for b in range(256):
-        if b in printable:
-            table[b] = chr(b)
-        else:
-            table[b] = chr(256 + n)
-            n += 1
-    return table
+    return dict(enumerate(byte_symbols()))
 
 
 UNICODE_TO_BYTE = {c: b for b, c in bytes_to_unicode().items()}

@@ -17,6 +17,7 @@
 #include "prompt_builder.h"
 #include "settings/app_settings.h"
 #include "storage/conversation_store.h"
+#include "ui/assign_if_changed.h"
 
 namespace ember::desktop {
 
@@ -102,14 +103,12 @@ ChatController::~ChatController() {
 }
 
 void ChatController::setNotice(const QString& notice) {
-    if (notice == m_notice) return;
-    m_notice = notice;
+    if (!assignIfChanged(m_notice, notice)) return;
     Q_EMIT noticeChanged();
 }
 
 void ChatController::setTurnActivity(const QString& activity) {
-    if (activity == m_turnActivity) return;
-    m_turnActivity = activity;
+    if (!assignIfChanged(m_turnActivity, activity)) return;
     Q_EMIT turnActivityChanged();
 }
 
@@ -141,8 +140,7 @@ void ChatController::setReasoningEffort(const QString& effort) {
 }
 
 void ChatController::setSearchText(const QString& text) {
-    if (text == m_searchText) return;
-    m_searchText = text;
+    if (!assignIfChanged(m_searchText, text)) return;
     Q_EMIT searchTextChanged();
     m_listRequest = m_store->listConversations(text);
 }

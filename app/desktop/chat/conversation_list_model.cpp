@@ -3,11 +3,7 @@
 
 namespace ember::desktop {
 
-ConversationListModel::ConversationListModel(QObject* parent) : QAbstractListModel(parent) {}
-
-int ConversationListModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(m_items.size());
-}
+int ConversationListModel::rowCount(const QModelIndex& parent) const { return listRowCount(parent, m_items); }
 
 QHash<int, QByteArray> ConversationListModel::roleNames() const {
     return {{IdRole, "conversationId"},
@@ -18,24 +14,21 @@ QHash<int, QByteArray> ConversationListModel::roleNames() const {
 }
 
 QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= m_items.size()) return {};
-    const ConversationInfo& c = m_items[index.row()];
+    const ConversationInfo* c = rowAt(index, m_items);
+    if (!c) return {};
     switch (role) {
-        case IdRole: return c.id;
+        case IdRole: return c->id;
         case TitleRole:
-        case Qt::DisplayRole: return c.title;
-        case UpdatedMsRole: return c.updatedMs;
-        case CreatedMsRole: return c.createdMs;
-        case ThinkingEnabledRole: return c.thinkingEnabled;
+        case Qt::DisplayRole: return c->title;
+        case UpdatedMsRole: return c->updatedMs;
+        case CreatedMsRole: return c->createdMs;
+        case ThinkingEnabledRole: return c->thinkingEnabled;
         default: return {};
     }
 }
 
 void ConversationListModel::setConversations(const QList<ConversationInfo>& list, const QString& filter) {
-    beginResetModel();
-    m_items = list;
-    endResetModel();
-    Q_EMIT countChanged();
+    resetListRows(m_items, list);
     if (filter != m_filter) {
         m_filter = filter;
         Q_EMIT filterChanged();
@@ -68,20 +61,12 @@ void ConversationListModel::upsert(const ConversationInfo& info) {
         m_items[row] = info;
         Q_EMIT dataChanged(index(row), index(row));
     } else if (m_filter.isEmpty() || info.title.contains(m_filter, Qt::CaseInsensitive)) {
-        beginInsertRows({}, 0, 0);
-        m_items.prepend(info);
-        endInsertRows();
-        Q_EMIT countChanged();
+        insertListRow(m_items, 0, info);
     }
 }
 
 void ConversationListModel::remove(const QString& id) {
-    const int row = rowOf(id);
-    if (row < 0) return;
-    beginRemoveRows({}, row, row);
-    m_items.removeAt(row);
-    endRemoveRows();
-    Q_EMIT countChanged();
+    removeListRow(m_items, rowOf(id));
 }
 
 }  // namespace ember::desktop

@@ -3,29 +3,27 @@
 // the text of any message, searched on the storage thread).
 #pragma once
 
-#include <QAbstractListModel>
 #include <QtQml/qqmlregistration.h>
 
 #include "chat_message.h"
+#include "ui/counted_list_model.h"
 
 namespace ember::desktop {
 
-class ConversationListModel : public QAbstractListModel {
+class ConversationListModel : public CountedListModel {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("The chat controller owns the conversation list")
-    Q_PROPERTY(int count READ count NOTIFY countChanged)
     Q_PROPERTY(QString filter READ filter NOTIFY filterChanged)
 
 public:
     enum Role { IdRole = Qt::UserRole + 1, TitleRole, UpdatedMsRole, CreatedMsRole, ThinkingEnabledRole };
 
-    explicit ConversationListModel(QObject* parent = nullptr);
+    using CountedListModel::CountedListModel;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
-    int count() const { return rowCount(); }
     QString filter() const { return m_filter; }
 
     void setConversations(const QList<ConversationInfo>& list, const QString& filter);
@@ -38,7 +36,6 @@ public:
     const QList<ConversationInfo>& conversations() const { return m_items; }
 
 Q_SIGNALS:
-    void countChanged();
     void filterChanged();
 
 private:

@@ -5,8 +5,6 @@
 
 namespace ember::desktop {
 
-MessageBlockModel::MessageBlockModel(QObject* parent) : QAbstractListModel(parent) {}
-
 int MessageBlockModel::rowCount(const QModelIndex& parent) const {
     if (parent.isValid()) return 0;
     return (m_hasThinking ? 1 : 0) + static_cast<int>(m_images.size() + m_shownBlocks);

@@ -5,19 +5,18 @@
 // block per token, never the message.
 #pragma once
 
-#include <QAbstractListModel>
 #include <QtQml/qqmlregistration.h>
 
 #include "block_splitter.h"
 #include "chat_message.h"
+#include "ui/counted_list_model.h"
 
 namespace ember::desktop {
 
-class MessageBlockModel : public QAbstractListModel {
+class MessageBlockModel : public CountedListModel {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("Blocks belong to a message")
-    Q_PROPERTY(int count READ count NOTIFY countChanged)
 
 public:
     enum Role {
@@ -32,13 +31,12 @@ public:
         ImageNameRole,
     };
 
-    explicit MessageBlockModel(QObject* parent = nullptr);
+    using CountedListModel::CountedListModel;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     bool setData(const QModelIndex& index, const QVariant& value, int role) override;
     QHash<int, QByteArray> roleNames() const override;
-    int count() const { return rowCount(); }
 
     // Rebuilds from a stored or finished message.
     void reset(const ChatMessage& message, bool streaming = false);
@@ -52,9 +50,6 @@ public:
     Q_INVOKABLE void setExpanded(int row, bool expanded);
     bool thinkingExpanded() const { return m_thinkingExpanded; }
     qint64 thinkingMs() const { return m_thinkingMs; }
-
-Q_SIGNALS:
-    void countChanged();
 
 private:
     int imageRow(int i) const { return (m_hasThinking ? 1 : 0) + i; }

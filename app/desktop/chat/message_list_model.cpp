@@ -3,11 +3,7 @@
 
 namespace ember::desktop {
 
-MessageListModel::MessageListModel(QObject* parent) : QAbstractListModel(parent) {}
-
-int MessageListModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
-}
+int MessageListModel::rowCount(const QModelIndex& parent) const { return listRowCount(parent, m_rows); }
 
 QHash<int, QByteArray> MessageListModel::roleNames() const {
     return {{MessageIdRole, "messageId"},     {RoleRole, "role"},

@@ -5,21 +5,20 @@
 // re-lays out for a token.
 #pragma once
 
-#include <QAbstractListModel>
 #include <QHash>
 #include <QPointer>
 #include <QtQml/qqmlregistration.h>
 
 #include "conversation_tree.h"
 #include "message_block_model.h"
+#include "ui/counted_list_model.h"
 
 namespace ember::desktop {
 
-class MessageListModel : public QAbstractListModel {
+class MessageListModel : public CountedListModel {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("The chat controller owns the message list")
-    Q_PROPERTY(int count READ count NOTIFY countChanged)
 
 public:
     enum Role {
@@ -38,12 +37,11 @@ public:
         AttachmentCountRole,
     };
 
-    explicit MessageListModel(QObject* parent = nullptr);
+    using CountedListModel::CountedListModel;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
-    int count() const { return rowCount(); }
 
     // Shows the tree's current path; keeps the rows (and their block models) of the common prefix.
     void sync(const ConversationTree& tree, const QString& streamingId = {});
@@ -55,9 +53,6 @@ public:
     int rowOf(const QString& id) const { return static_cast<int>(m_ids.indexOf(id)); }
     QString idAt(int row) const { return row >= 0 && row < m_ids.size() ? m_ids[row] : QString(); }
     const QStringList& ids() const { return m_ids; }
-
-Q_SIGNALS:
-    void countChanged();
 
 private:
     struct Row {

@@ -11,6 +11,7 @@
 #endif
 
 #include "engine_worker.h"
+#include "ui/assign_if_changed.h"
 #include "ui/stall_monitor.h"
 
 namespace ember::desktop {
@@ -110,8 +111,7 @@ void EngineController::reloadOnCpu() {
 }
 
 void EngineController::setDeviceFailure(const QString& failure) {
-    if (failure == m_deviceFailure) return;
-    m_deviceFailure = failure;
+    if (!assignIfChanged(m_deviceFailure, failure)) return;
     Q_EMIT deviceFailureChanged();
 }
 
@@ -144,15 +144,13 @@ quint64 EngineController::startTurn(TurnRequest request) {
 }
 
 void EngineController::setState(State state) {
-    if (state == m_state) return;
-    m_state = state;
+    if (!assignIfChanged(m_state, state)) return;
     updatePhase();
     Q_EMIT stateChanged();
 }
 
 void EngineController::setError(const QString& error) {
-    if (error == m_lastError) return;
-    m_lastError = error;
+    if (!assignIfChanged(m_lastError, error)) return;
     Q_EMIT lastErrorChanged();
 }
 

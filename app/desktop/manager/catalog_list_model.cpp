@@ -3,13 +3,11 @@
 
 #include <cmath>
 
+#include "ui/assign_if_changed.h"
+
 namespace ember::desktop {
 
-CatalogListModel::CatalogListModel(QObject* parent) : QAbstractListModel(parent) {}
-
-int CatalogListModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
-}
+int CatalogListModel::rowCount(const QModelIndex& parent) const { return listRowCount(parent, m_rows); }
 
 QHash<int, QByteArray> CatalogListModel::roleNames() const {
     return {{IdRole, "catalogId"},       {NameRole, "name"},         {RepoRole, "repo"},
@@ -20,8 +18,9 @@ QHash<int, QByteArray> CatalogListModel::roleNames() const {
 }
 
 QVariant CatalogListModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= m_rows.size()) return {};
-    const models::CatalogEntry& e = m_rows[index.row()];
+    const models::CatalogEntry* row = rowAt(index, m_rows);
+    if (!row) return {};
+    const models::CatalogEntry& e = *row;
     const auto bytes = static_cast<uint64_t>(std::llround(e.approxGiB * 1073741824.0));
     auto fit = [&]() -> std::optional<models::FitReport> {
         if (bytes == 0 || m_memory.system_total == 0) return std::nullopt;
@@ -65,22 +64,19 @@ void CatalogListModel::setCatalog(const models::Catalog& catalog, const models::
 }
 
 void CatalogListModel::setFilter(const QString& filter) {
-    if (filter == m_filter) return;
-    m_filter = filter;
+    if (!assignIfChanged(m_filter, filter)) return;
     refilter();
     Q_EMIT filterChanged();
 }
 
 void CatalogListModel::refilter() {
-    beginResetModel();
-    m_rows = m_filter.trimmed().isEmpty() ? m_catalog.entries() : m_catalog.search(m_filter);
+    QList<models::CatalogEntry> rows = m_filter.trimmed().isEmpty() ? m_catalog.entries() : m_catalog.search(m_filter);
     // Starters first (smallest first), then the rest in catalog order.
-    std::stable_sort(m_rows.begin(), m_rows.end(), [](const auto& a, const auto& b) {
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
         if (a.starter != b.starter) return a.starter;
         return a.starter && a.approxGiB < b.approxGiB;
     });
-    endResetModel();
-    Q_EMIT countChanged();
+    resetListRows(m_rows, std::move(rows));
 }
 
 void CatalogListModel::setState(const QSet<QString>& inLibrary, const QSet<QString>& downloading) {

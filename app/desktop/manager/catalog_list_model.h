@@ -3,20 +3,19 @@
 // this machine's memory, and whether it is already in the library or downloading.
 #pragma once
 
-#include <QAbstractListModel>
 #include <QSet>
 #include <QtQml/qqmlregistration.h>
 
 #include "catalog.h"
 #include "fit_estimate.h"
+#include "ui/counted_list_model.h"
 
 namespace ember::desktop {
 
-class CatalogListModel : public QAbstractListModel {
+class CatalogListModel : public CountedListModel {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("The model manager owns the catalog")
-    Q_PROPERTY(int count READ count NOTIFY countChanged)
     Q_PROPERTY(QString filter READ filter WRITE setFilter NOTIFY filterChanged)
 
 public:
@@ -36,11 +35,10 @@ public:
         DownloadingRole,
     };
 
-    explicit CatalogListModel(QObject* parent = nullptr);
+    using CountedListModel::CountedListModel;
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
-    int count() const { return rowCount(); }
     QString filter() const { return m_filter; }
     void setFilter(const QString& filter);
 
@@ -52,7 +50,6 @@ public:
     Q_INVOKABLE QString nameOf(const QString& id) const;
 
 Q_SIGNALS:
-    void countChanged();
     void filterChanged();
 
 private:

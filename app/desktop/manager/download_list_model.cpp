@@ -3,11 +3,7 @@
 
 namespace ember::desktop {
 
-DownloadListModel::DownloadListModel(QObject* parent) : QAbstractListModel(parent) {}
-
-int DownloadListModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
-}
+int DownloadListModel::rowCount(const QModelIndex& parent) const { return listRowCount(parent, m_rows); }
 
 QHash<int, QByteArray> DownloadListModel::roleNames() const {
     return {{IdRole, "catalogId"},   {NameRole, "name"},     {RepoRole, "repo"},
@@ -18,8 +14,9 @@ QHash<int, QByteArray> DownloadListModel::roleNames() const {
 }
 
 QVariant DownloadListModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= m_rows.size()) return {};
-    const DownloadRow& r = m_rows[index.row()];
+    const DownloadRow* row = rowAt(index, m_rows);
+    if (!row) return {};
+    const DownloadRow& r = *row;
     switch (role) {
         case IdRole: return r.catalogId;
         case NameRole: return r.name;
@@ -71,19 +68,11 @@ void DownloadListModel::upsert(const DownloadRow& row) {
         if (stateChanged) Q_EMIT countChanged();  // activeCount may have changed
         return;
     }
-    beginInsertRows({}, 0, 0);
-    m_rows.prepend(row);
-    endInsertRows();
-    Q_EMIT countChanged();
+    insertListRow(m_rows, 0, row);
 }
 
 void DownloadListModel::remove(const QString& catalogId) {
-    const int i = rowOf(catalogId);
-    if (i < 0) return;
-    beginRemoveRows({}, i, i);
-    m_rows.removeAt(i);
-    endRemoveRows();
-    Q_EMIT countChanged();
+    removeListRow(m_rows, rowOf(catalogId));
 }
 
 }  // namespace ember::desktop

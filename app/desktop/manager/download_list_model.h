@@ -3,8 +3,10 @@
 // state; finished and failed jobs stay listed until cleared.
 #pragma once
 
-#include <QAbstractListModel>
 #include <QtQml/qqmlregistration.h>
+
+#include "ui/counted_list_model.h"
+
 
 namespace ember::desktop {
 
@@ -23,11 +25,10 @@ struct DownloadRow {
     int fileCount = 0;
 };
 
-class DownloadListModel : public QAbstractListModel {
+class DownloadListModel : public CountedListModel {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("The model manager owns the downloads")
-    Q_PROPERTY(int count READ count NOTIFY countChanged)
     Q_PROPERTY(int activeCount READ activeCount NOTIFY countChanged)
 
 public:
@@ -47,11 +48,10 @@ public:
         FileCountRole,
     };
 
-    explicit DownloadListModel(QObject* parent = nullptr);
+    using CountedListModel::CountedListModel;
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
-    int count() const { return rowCount(); }
     int activeCount() const;
 
     int rowOf(const QString& catalogId) const;
@@ -59,9 +59,6 @@ public:
     void remove(const QString& catalogId);
     const DownloadRow* row(const QString& catalogId) const;
     Q_INVOKABLE QString idAt(int row) const;
-
-Q_SIGNALS:
-    void countChanged();
 
 private:
     QList<DownloadRow> m_rows;

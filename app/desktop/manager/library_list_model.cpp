@@ -25,11 +25,7 @@ QString entryStatus(const models::LibraryEntry& e) {
 
 }  // namespace
 
-LibraryListModel::LibraryListModel(QObject* parent) : QAbstractListModel(parent) {}
-
-int LibraryListModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
-}
+int LibraryListModel::rowCount(const QModelIndex& parent) const { return listRowCount(parent, m_rows); }
 
 QHash<int, QByteArray> LibraryListModel::roleNames() const {
     return {{IdRole, "entryId"},
@@ -49,8 +45,9 @@ QHash<int, QByteArray> LibraryListModel::roleNames() const {
 }
 
 QVariant LibraryListModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= m_rows.size()) return {};
-    const models::ModelSummary& s = m_rows[index.row()];
+    const models::ModelSummary* row = rowAt(index, m_rows);
+    if (!row) return {};
+    const models::ModelSummary& s = *row;
     const models::LibraryFile* f = modelFile(s.entry);
     switch (role) {
         case IdRole: return s.entry.id;
@@ -87,10 +84,7 @@ QVariant LibraryListModel::data(const QModelIndex& index, int role) const {
 }
 
 void LibraryListModel::setSummaries(const QList<models::ModelSummary>& summaries) {
-    beginResetModel();
-    m_rows = summaries;
-    endResetModel();
-    Q_EMIT countChanged();
+    resetListRows(m_rows, summaries);
 }
 
 QString LibraryListModel::pathAt(int row) const {

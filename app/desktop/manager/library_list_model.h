@@ -3,18 +3,17 @@
 // cache) with what their files say about themselves and whether they are verified.
 #pragma once
 
-#include <QAbstractListModel>
 #include <QtQml/qqmlregistration.h>
 
 #include "library.h"
+#include "ui/counted_list_model.h"
 
 namespace ember::desktop {
 
-class LibraryListModel : public QAbstractListModel {
+class LibraryListModel : public CountedListModel {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("The model manager owns the library")
-    Q_PROPERTY(int count READ count NOTIFY countChanged)
 
 public:
     enum Role {
@@ -34,19 +33,15 @@ public:
         ProjectorRole,  // the paired projector file (empty: none)
     };
 
-    explicit LibraryListModel(QObject* parent = nullptr);
+    using CountedListModel::CountedListModel;
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
-    int count() const { return rowCount(); }
 
     void setSummaries(const QList<models::ModelSummary>& summaries);
     const QList<models::ModelSummary>& summaries() const { return m_rows; }
     Q_INVOKABLE QString pathAt(int row) const;
     Q_INVOKABLE QString idAt(int row) const;
-
-Q_SIGNALS:
-    void countChanged();
 
 private:
     QList<models::ModelSummary> m_rows;

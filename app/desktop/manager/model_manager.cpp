@@ -11,6 +11,7 @@
 
 #include "download_job.h"
 #include "memory_info.h"
+#include "ui/assign_if_changed.h"
 
 namespace ember::desktop {
 
@@ -87,8 +88,7 @@ ModelManager::~ModelManager() {
 }
 
 void ModelManager::setNotice(const QString& notice) {
-    if (notice == m_notice) return;
-    m_notice = notice;
+    if (!assignIfChanged(m_notice, notice)) return;
     Q_EMIT noticeChanged();
 }
 

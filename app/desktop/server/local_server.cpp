@@ -15,6 +15,7 @@
 #include "engine/engine_controller.h"
 #include "engine_host.h"
 #include "openai_server.h"
+#include "ui/assign_if_changed.h"
 
 namespace ember::desktop {
 
@@ -88,8 +89,7 @@ void LocalServer::setPort(int port) {
 }
 
 void LocalServer::setApiKey(const QString& key) {
-    if (key == m_apiKey) return;
-    m_apiKey = key;
+    if (!assignIfChanged(m_apiKey, key)) return;
     QSettings(m_settingsFile, QSettings::IniFormat).setValue(QStringLiteral("localServer/apiKey"), key);
     Q_EMIT apiKeyChanged();
     Q_EMIT runningChanged();  // the example shows the key
@@ -109,8 +109,7 @@ QString LocalServer::example() const {
 }
 
 void LocalServer::setError(const QString& error) {
-    if (error == m_error) return;
-    m_error = error;
+    if (!assignIfChanged(m_error, error)) return;
     Q_EMIT errorChanged();
 }
 

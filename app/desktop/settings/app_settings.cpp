@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QThread>
 #include <algorithm>
+#include <type_traits>
 
 namespace ember::desktop {
 
@@ -39,33 +40,31 @@ AppSettings::AppSettings(const QString& file, QObject* parent)
     setReasoningEffort(m_settings.value(QStringLiteral("chat/reasoningEffort"), m_reasoningEffort).toString());
 }
 
+template <typename Visit>
+void AppSettings::visitGenerationSettings(Visit&& visit) {
+    visit(QStringLiteral("temperature"), m_temperature);
+    visit(QStringLiteral("topK"), m_topK);
+    visit(QStringLiteral("topP"), m_topP);
+    visit(QStringLiteral("minP"), m_minP);
+    visit(QStringLiteral("repeatPenalty"), m_repeatPenalty);
+    visit(QStringLiteral("seed"), m_seed);
+    visit(QStringLiteral("maxTokens"), m_maxTokens);
+    visit(QStringLiteral("contextLength"), m_contextLength);
+    visit(QStringLiteral("systemPrompt"), m_systemPrompt);
+    visit(QStringLiteral("threads"), m_threads);
+}
+
 void AppSettings::load(const QString& group) {
     m_settings.beginGroup(group);
-    m_temperature = m_settings.value(QStringLiteral("temperature"), m_temperature).toDouble();
-    m_topK = m_settings.value(QStringLiteral("topK"), m_topK).toInt();
-    m_topP = m_settings.value(QStringLiteral("topP"), m_topP).toDouble();
-    m_minP = m_settings.value(QStringLiteral("minP"), m_minP).toDouble();
-    m_repeatPenalty = m_settings.value(QStringLiteral("repeatPenalty"), m_repeatPenalty).toDouble();
-    m_seed = m_settings.value(QStringLiteral("seed"), m_seed).toInt();
-    m_maxTokens = m_settings.value(QStringLiteral("maxTokens"), m_maxTokens).toInt();
-    m_contextLength = m_settings.value(QStringLiteral("contextLength"), m_contextLength).toInt();
-    m_systemPrompt = m_settings.value(QStringLiteral("systemPrompt"), m_systemPrompt).toString();
-    m_threads = m_settings.value(QStringLiteral("threads"), m_threads).toInt();
+    visitGenerationSettings([this](const QString& key, auto& member) {
+        member = m_settings.value(key, member).template value<std::decay_t<decltype(member)>>();
+    });
     m_settings.endGroup();
 }
 
 void AppSettings::store(const QString& group) {
     m_settings.beginGroup(group);
-    m_settings.setValue(QStringLiteral("temperature"), m_temperature);
-    m_settings.setValue(QStringLiteral("topK"), m_topK);
-    m_settings.setValue(QStringLiteral("topP"), m_topP);
-    m_settings.setValue(QStringLiteral("minP"), m_minP);
-    m_settings.setValue(QStringLiteral("repeatPenalty"), m_repeatPenalty);
-    m_settings.setValue(QStringLiteral("seed"), m_seed);
-    m_settings.setValue(QStringLiteral("maxTokens"), m_maxTokens);
-    m_settings.setValue(QStringLiteral("contextLength"), m_contextLength);
-    m_settings.setValue(QStringLiteral("systemPrompt"), m_systemPrompt);
-    m_settings.setValue(QStringLiteral("threads"), m_threads);
+    visitGenerationSettings([this](const QString& key, const auto& member) { m_settings.setValue(key, member); });
     m_settings.endGroup();
 }
 

@@ -93,6 +93,9 @@ Q_SIGNALS:
 private:
     void load(const QString& group);
     void store(const QString& group);
+    // Calls visit(key, member) for each generation setting that load() and store() keep per group.
+    template <typename Visit>
+    void visitGenerationSettings(Visit&& visit);
     static QString modelKey(const QString& modelPath);
 
     QSettings m_settings;

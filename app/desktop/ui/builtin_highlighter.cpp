@@ -3,6 +3,8 @@
 
 #include <QHash>
 
+#include "ui/assign_if_changed.h"
+
 namespace ember::desktop {
 
 namespace {
@@ -153,8 +155,7 @@ BuiltinHighlighter::BuiltinHighlighter(QTextDocument* document, const LanguageRu
     : QSyntaxHighlighter(document), m_rules(rules), m_dark(dark) {}
 
 void BuiltinHighlighter::setDark(bool dark) {
-    if (dark == m_dark) return;
-    m_dark = dark;
+    if (!assignIfChanged(m_dark, dark)) return;
     rehighlight();
 }
 

@@ -4,6 +4,7 @@
 #include <QTextDocument>
 
 #include "builtin_highlighter.h"
+#include "ui/assign_if_changed.h"
 
 #ifdef EMBER_HAVE_KSYNTAXHIGHLIGHTING
 #include <KSyntaxHighlighting/Definition>
@@ -39,22 +40,19 @@ QString CodeHighlighter::implementation() {
 }
 
 void CodeHighlighter::setTextDocument(QQuickTextDocument* document) {
-    if (document == m_document) return;
-    m_document = document;
+    if (!assignIfChanged(m_document, document)) return;
     rebuild();
     Q_EMIT textDocumentChanged();
 }
 
 void CodeHighlighter::setLanguage(const QString& language) {
-    if (language == m_language) return;
-    m_language = language;
+    if (!assignIfChanged(m_language, language)) return;
     rebuild();
     Q_EMIT languageChanged();
 }
 
 void CodeHighlighter::setDark(bool dark) {
-    if (dark == m_dark) return;
-    m_dark = dark;
+    if (!assignIfChanged(m_dark, dark)) return;
     rebuild();
     Q_EMIT darkChanged();
 }

@@ -29,6 +29,12 @@ bool loadCatalog(const Options& options, Catalog& catalog) {
     return true;
 }
 
+bool checkArguments(const QStringList& args, qsizetype min_args, qsizetype max_args, const char* synopsis) {
+    if (args.size() >= min_args && (max_args < 0 || args.size() <= max_args)) return true;
+    err() << "usage: ember-models " << synopsis << Qt::endl;
+    return false;
+}
+
 bool loadLibrary(const Options& options, Library& library) {
     library = Library(options.modelsDir, options.hfCacheDir);
     QString error;

@@ -27,6 +27,9 @@ struct Options {
 QTextStream& err();
 QTextStream& out();
 
+// Whether a command got between min_args and max_args arguments (max_args -1: no limit); if not, prints
+// "usage: ember-models SYNOPSIS" and the command returns 2.
+bool checkArguments(const QStringList& args, qsizetype min_args, qsizetype max_args, const char* synopsis);
 // Loads the catalog the options name; on failure prints the error and returns false.
 bool loadCatalog(const Options& options, Catalog& catalog);
 // Loads the library; on failure prints the error and returns false.

@@ -81,10 +81,7 @@ int fitFromCatalog(const Options& options, const CatalogEntry& entry) {
 }  // namespace
 
 int runFit(const Options& options, const QStringList& args) {
-    if (args.size() != 1) {
-        err() << "usage: ember-models fit PATH|ID [--context N]" << Qt::endl;
-        return 2;
-    }
+    if (!checkArguments(args, 1, 1, "fit PATH|ID [--context N]")) return 2;
     Library library(options.modelsDir);
     if (!loadLibrary(options, library)) return 1;
     std::optional<LibraryEntry> entry = library.find(args.first());

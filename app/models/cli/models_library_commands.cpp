@@ -27,10 +27,7 @@ bool reportFailures(const LibraryEntry& entry) {
 }  // namespace
 
 int runList(const Options& options, const QStringList& args) {
-    if (!args.isEmpty()) {
-        err() << "usage: ember-models list" << Qt::endl;
-        return 2;
-    }
+    if (!checkArguments(args, 0, 0, "list")) return 2;
     Library library(options.modelsDir);
     if (!loadLibrary(options, library)) return 1;
     QJsonArray all;
@@ -84,10 +81,7 @@ int runSearch(const Options& options, const QStringList& args) {
 }
 
 int runVerify(const Options& options, const QStringList& args) {
-    if (args.size() != 1) {
-        err() << "usage: ember-models verify PATH|ID" << Qt::endl;
-        return 2;
-    }
+    if (!checkArguments(args, 1, 1, "verify PATH|ID")) return 2;
     Library library(options.modelsDir);
     if (!loadLibrary(options, library)) return 1;
     std::optional<LibraryEntry> entry = library.find(args.first());
@@ -121,10 +115,7 @@ int runVerify(const Options& options, const QStringList& args) {
 }
 
 int runRemove(const Options& options, const QStringList& args) {
-    if (args.size() != 1) {
-        err() << "usage: ember-models rm ID|PATH" << Qt::endl;
-        return 2;
-    }
+    if (!checkArguments(args, 1, 1, "rm ID|PATH")) return 2;
     Library library(options.modelsDir);
     if (!loadLibrary(options, library)) return 1;
     const std::optional<LibraryEntry> entry = library.find(args.first());
@@ -148,10 +139,7 @@ int runRemove(const Options& options, const QStringList& args) {
 }
 
 int runImport(const Options& options, const QStringList& args) {
-    if (args.isEmpty()) {
-        err() << "usage: ember-models import PATH..." << Qt::endl;
-        return 2;
-    }
+    if (!checkArguments(args, 1, -1, "import PATH...")) return 2;
     Library library(options.modelsDir);
     if (!loadLibrary(options, library)) return 1;
     bool ok = true;

@@ -115,10 +115,7 @@ LibraryEntry entryFor(const Unit& unit, const DownloadJob& job, const QString& d
 }  // namespace
 
 int runPull(const Options& options, const QStringList& args) {
-    if (args.isEmpty()) {
-        err() << "usage: ember-models pull REPO|ID [FILE...]" << Qt::endl;
-        return 2;
-    }
+    if (!checkArguments(args, 1, -1, "pull REPO|ID [FILE...]")) return 2;
     Catalog catalog;
     Library library(options.modelsDir);
     if (!loadCatalog(options, catalog) || !loadLibrary(options, library)) return 1;
