@@ -9,6 +9,7 @@
 
 #include "backend/backend.h"
 #include "ember/gguf.h"
+#include "ember/model_info.h"
 #include "model/rope_yarn.h"
 
 namespace ember::model {
@@ -16,15 +17,9 @@ namespace ember::model {
 // The largest batch the Llama-family models run in one forward pass.
 constexpr int64_t kTransformerMaxBatch = gguf::kTransformerMaxBatch;
 
-struct TransformerHParams {
+// head_dim: attention.key_length, default n_embd / n_head.
+struct TransformerHParams : ModelShape {
     std::string arch;
-    int64_t n_vocab = 0;
-    int64_t n_ctx_train = 0;
-    int64_t n_embd = 0;
-    int64_t n_layer = 0;
-    int64_t n_head = 0;
-    int64_t n_head_kv = 0;
-    int64_t head_dim = 0;    // attention.key_length, default n_embd / n_head
     int64_t head_dim_v = 0;  // attention.value_length, default head_dim
     int64_t n_ff = 0;
     // Mixture of experts (qwen3moe): every layer's feed-forward is n_expert experts of n_ff_exp rows, n_expert_used

@@ -183,13 +183,7 @@ LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, con
 
     info_.architecture = arch;
     info_.name = std::string(file.get_string("general.name", ""));
-    info_.n_vocab = hp_.n_vocab;
-    info_.n_ctx_train = hp_.n_ctx_train;
-    info_.n_embd = hp_.n_embd;
-    info_.n_layer = hp_.n_layer;
-    info_.n_head = hp_.n_head;
-    info_.n_head_kv = hp_.n_head_kv;
-    info_.head_dim = hp_.head_dim;
+    static_cast<ModelShape&>(info_) = hp_;
     info_.n_params = w.bound_elements();
     info_.weight_bytes = w.bound_bytes();
     weight_buffers_ = w.take_buffers();

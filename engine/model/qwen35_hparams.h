@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ember/gguf.h"
+#include "ember/model_info.h"
 
 namespace ember::model {
 
@@ -14,18 +15,12 @@ namespace ember::model {
 // products decode each expert's weights once for that many tokens.
 inline constexpr int64_t kQwen35MaxBatch = 512;
 
-struct Qwen35HParams {
-    int64_t n_vocab = 0;
-    int64_t n_ctx_train = 0;
-    int64_t n_embd = 0;
+// n_layer: the trunk's layers, block_count - n_nextn.
+struct Qwen35HParams : ModelShape {
     int64_t block_count = 0;
     int64_t n_nextn = 0;  // MTP blocks after the trunk
-    int64_t n_layer = 0;  // trunk layers = block_count - n_nextn
     std::vector<bool> recurrent;  // per block: Gated DeltaNet (true) or gated full attention
-    // gated attention
-    int64_t n_head = 0;
-    int64_t n_head_kv = 0;
-    int64_t head_dim = 0;
+    // gated attention: n_head, n_head_kv, head_dim (ModelShape) and
     int n_rot = 0;
     int sections[4] = {0, 0, 0, 0};
     float rope_base = 1e7f;

@@ -21,13 +21,7 @@ Qwen35MoeModel::Qwen35MoeModel(const gguf::File& file, Backend& backend, const L
 
     info_.architecture = "qwen35moe";
     info_.name = std::string(file.get_string("general.name", ""));
-    info_.n_vocab = hp_.n_vocab;
-    info_.n_ctx_train = hp_.n_ctx_train;
-    info_.n_embd = hp_.n_embd;
-    info_.n_layer = hp_.n_layer;
-    info_.n_head = hp_.n_head;
-    info_.n_head_kv = hp_.n_head_kv;
-    info_.head_dim = hp_.head_dim;
+    static_cast<ModelShape&>(info_) = hp_;
     info_.n_params = binder.bound_elements();
     info_.weight_bytes = binder.bound_bytes();
     info_.recurrent = true;

@@ -19,16 +19,20 @@ namespace ember {
 // Called with the fraction loaded (0..1); return false to cancel (load_model then throws LoadCancelled).
 using LoadProgress = std::function<bool(double fraction)>;
 
-struct ModelInfo {
-    std::string architecture;  // general.architecture
-    std::string name;          // general.name, or the file name
+// The shape facts every architecture's hyperparameters start with and a loaded model reports.
+struct ModelShape {
     int64_t n_vocab = 0;
     int64_t n_ctx_train = 0;
     int64_t n_embd = 0;
-    int64_t n_layer = 0;
+    int64_t n_layer = 0;    // layers of the trunk (an MTP head's blocks not counted)
     int64_t n_head = 0;
     int64_t n_head_kv = 0;
-    int64_t head_dim = 0;
+    int64_t head_dim = 0;   // attention.key_length
+};
+
+struct ModelInfo : ModelShape {
+    std::string architecture;  // general.architecture
+    std::string name;          // general.name, or the file name
     uint64_t n_params = 0;
     uint64_t weight_bytes = 0;
     bool recurrent = false;     // has layers whose state is not a KV cache (rolls back through snapshots)
