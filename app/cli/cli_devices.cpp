@@ -12,16 +12,6 @@
 
 namespace ember::cli {
 
-namespace {
-
-std::string gib(uint64_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
-    return text;
-}
-
-}  // namespace
-
 int run_devices(const Args& raw) {
     const ParsedArgs args(raw, {{"--json", "", false}, {"--bandwidth", "", false}, {"--backend", ""}, {"--size", ""}});
     std::string error;
@@ -45,7 +35,7 @@ int run_devices(const Args& raw) {
                   << ")" << (d.usable ? "" : "  not usable: " + d.unusable_reason)
                   << (is_default(d) ? "  [default]" : "") << "\n";
         for (const DeviceMemoryHeap& h : d.heaps)
-            std::cout << "    heap " << gib(h.bytes) << (h.device_local ? " device-local" : " host")
+            std::cout << "    heap " << format_gib(h.bytes) << (h.device_local ? " device-local" : " host")
                       << (h.host_visible ? ", host-visible" : "") << "\n";
         if (!d.features.empty()) {
             std::cout << "    features:";

@@ -15,12 +15,6 @@ namespace {
 constexpr uint32_t kAmd = 0x1002;
 constexpr uint32_t kNvidia = 0x10de;
 
-std::string gib(uint64_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
-    return text;
-}
-
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
@@ -66,7 +60,7 @@ bool better(const DeviceInfo& a, const DeviceInfo& b, const DevicePolicy& policy
 }
 
 std::string describe(const DeviceInfo& d, uint64_t budget) {
-    return d.name + " (" + d.type + ", " + gib(budget) + " usable)";
+    return d.name + " (" + d.type + ", " + format_gib(budget) + " usable)";
 }
 
 // Places the model on `d`: whole, or with its experts on the host, or nowhere (returns false).
@@ -76,7 +70,7 @@ bool place(const DeviceInfo& d, const MemoryNeeds& needs, const DevicePolicy& po
     choice.backend = backend_name(d);
     choice.device = d.name;
     choice.memory_budget = budget;
-    const std::string needed = "the model needs " + gib(needs.total());
+    const std::string needed = "the model needs " + format_gib(needs.total());
     const bool fits = needs.total() <= room;
     if (fits && !(policy.experts_on_host && needs.expert_weights > 0)) {
         choice.placement = Placement::gpu;
@@ -88,15 +82,15 @@ bool place(const DeviceInfo& d, const MemoryNeeds& needs, const DevicePolicy& po
                            needs.expert_weights <= static_cast<uint64_t>(static_cast<double>(policy.host_memory) * 0.9);
     if (needs.expert_weights > 0 && without_experts <= room && host_fits) {
         choice.placement = Placement::gpu_host_experts;
-        const std::string split = "its experts (" + gib(needs.expert_weights) +
-                                  ") stay in host memory and run on the CPU, the rest (" + gib(without_experts) +
+        const std::string split = "its experts (" + format_gib(needs.expert_weights) +
+                                  ") stay in host memory and run on the CPU, the rest (" + format_gib(without_experts) +
                                   ") on the GPU";
         if (fits) {  // policy.experts_on_host
             choice.reason = describe(d, budget) + ": as asked, " + split;
             return true;
         }
         choice.reason = describe(d, budget) + ": " + needed + ", so " + split;
-        choice.notice = "The model (" + gib(needs.total()) + ") is larger than " + d.name + "'s " + gib(budget) +
+        choice.notice = "The model (" + format_gib(needs.total()) + ") is larger than " + d.name + "'s " + format_gib(budget) +
                         ": its experts run on the CPU, the rest on the GPU";
         return true;
     }
@@ -120,6 +114,12 @@ uint64_t device_memory_budget(const DeviceInfo& device) {
         if (h.device_local) largest_local = std::max(largest_local, h.bytes);
     }
     return device.type == "integrated GPU" ? all : largest_local;
+}
+
+std::string format_gib(uint64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+    return text;
 }
 
 std::string_view placement_name(Placement placement) {
@@ -156,9 +156,9 @@ DeviceChoice choose_device(std::span<const DeviceInfo> devices, const MemoryNeed
     if (!gpus.empty()) {
         const DeviceInfo& best = *gpus.front();
         const uint64_t budget = budget_of(best, policy);
-        choice.reason = "the model needs " + gib(needs.total()) + ", more than " + describe(best, budget) +
+        choice.reason = "the model needs " + format_gib(needs.total()) + ", more than " + describe(best, budget) +
                         " can hold, even with its experts on the host";
-        choice.notice = "The model (" + gib(needs.total()) + ") does not fit in " + best.name + "'s " + gib(budget) +
+        choice.notice = "The model (" + format_gib(needs.total()) + ") does not fit in " + best.name + "'s " + format_gib(budget) +
                         ": it runs on the CPU";
     } else if (!software.empty()) {
         choice.reason = "no GPU: " + software + " is a CPU implementation of Vulkan, slower than Ember's CPU backend";
@@ -220,9 +220,9 @@ DeviceChoice place_on_backend(const std::string& name, std::span<const DeviceInf
     // Asked for by name: it runs there even if it does not fit (the allocation says so if it really cannot).
     choice.placement = needs.expert_weights > 0 ? Placement::gpu_host_experts : Placement::gpu;
     choice.reason =
-        "asked for " + describe(*device, choice.memory_budget) + ", though the model needs " + gib(needs.total());
+        "asked for " + describe(*device, choice.memory_budget) + ", though the model needs " + format_gib(needs.total());
     choice.notice =
-        "The model (" + gib(needs.total()) + ") may not fit in " + device->name + "'s " + gib(choice.memory_budget);
+        "The model (" + format_gib(needs.total()) + ") may not fit in " + device->name + "'s " + format_gib(choice.memory_budget);
     return choice;
 }
 

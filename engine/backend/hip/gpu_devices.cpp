@@ -8,16 +8,6 @@
 
 namespace ember::gpu_backend {
 
-namespace {
-
-std::string gib(uint64_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
-    return text;
-}
-
-}  // namespace
-
 const char* gpu_backend_name() { return gpu::kRuntimeName; }
 
 std::unique_ptr<Backend> make_named_gpu_backend(const std::string& spec) {
@@ -69,7 +59,7 @@ std::vector<DeviceInfo> list_gpu_devices(std::string* error) {
                                     "); KV cache, recurrent state and activations in device memory");
         else
             info.features.push_back("memory plan: weights uploaded once into device memory (" +
-                                    gib(p.totalGlobalMem) + "); KV cache, recurrent state and activations there too");
+                                    format_gib(p.totalGlobalMem) + "); KV cache, recurrent state and activations there too");
         info.usable = true;
         out.push_back(std::move(info));
     }

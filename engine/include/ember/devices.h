@@ -57,7 +57,9 @@ enum class Placement {
     gpu,               // everything on the GPU
     gpu_host_experts,  // the experts in host memory, multiplied by the CPU; everything else on the GPU
 };
-std::string_view placement_name(Placement placement);  // "cpu", "gpu", "gpu + host experts"
+std::string_view placement_name(Placement placement);
+// Bytes as people read memory sizes: "12.3 GiB".
+std::string format_gib(uint64_t bytes);  // "cpu", "gpu", "gpu + host experts"
 
 struct DevicePolicy {
     std::string amd_backend = "vulkan";  // an AMD GPU that both Vulkan and HIP reach runs on this one
