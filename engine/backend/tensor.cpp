@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Tensor views: contiguity, row and column ranges, reshapes, and make_tensor.
 #include "backend/backend.h"
 
 namespace ember {

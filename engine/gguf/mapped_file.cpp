@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// A read-only mmap of a whole file.
 #include "gguf/mapped_file.h"
 
 #include <cerrno>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// GGUF metadata values: type names, scalar sizes, typed access and its errors.
 #include <limits>
 
 #include "gguf/byte_reader.h"

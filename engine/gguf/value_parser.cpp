@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Parsing GGUF metadata values from the file's bytes, bounded in depth and size.
 #include "gguf/byte_reader.h"
 
 namespace ember::gguf {

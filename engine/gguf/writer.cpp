@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Writing GGUF files: header, metadata, tensor infos, aligned tensor data.
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>

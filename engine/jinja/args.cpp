@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Reading the arguments of built-in filters, tests and methods by position and name, with type checks.
 #include "jinja/budget.h"
 #include "jinja/builtins.h"
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The render budget: steps, time, output bytes, depth and stack, and its errors.
 #include "jinja/budget.h"
 
 namespace ember::chat::jinja {

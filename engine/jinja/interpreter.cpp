@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Rendering a parsed template: statements, expressions, scopes, macros and loops.
 #include "jinja/interpreter.h"
 
 #include "jinja/builtins.h"

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The interpreter's values: construction, conversion, comparison and Python-style printing.
 #include "jinja/jinja_value.h"
 
 #include <algorithm>

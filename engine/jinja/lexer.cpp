@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Jinja's lexer with Hugging Face's settings.
 #include "jinja/lexer.h"
 
 #include <charconv>

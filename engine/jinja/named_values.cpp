@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Values by name in insertion order, found in constant time.
 #include "jinja/named_values.h"
 
 namespace ember::chat::jinja {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The interpreter's non-data values: namespace(), loop, macros, callers and bound methods.
 #include "jinja/objects.h"
 
 #include "jinja/budget.h"

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Jinja's grammar over the lexer's tokens, into the syntax tree of ast.h.
 #include "jinja/parser.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Python's str methods on UTF-8 strings, indexed by code point.
 #include "jinja/pystr.h"
 
 #include <algorithm>

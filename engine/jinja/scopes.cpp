@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Where each name of a scope comes from, decided before rendering as jinja2 does.
 #include "jinja/scopes.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The DFlash draft model: loading against its target, and its forward pass.
 #include "model/dflash_draft.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Reading and checking a DFlash draft's keys and tensors (ember/dflash_file.h).
 #include "ember/dflash_file.h"
 
 #include <limits>

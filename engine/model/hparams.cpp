@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Reading the transformer family's hyperparameters from <arch>.* keys.
 #include "model/hparams.h"
 
 #include <cmath>

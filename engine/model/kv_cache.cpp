@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Attention KV caches: their rows per layer, writing new rows and cutting back.
 #include "model/kv_cache.h"
 
 #include <algorithm>

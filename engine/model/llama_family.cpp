@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The Llama-family models: binding their weights and the forward pass.
 #include "model/llama_family.h"
 
 #include <algorithm>

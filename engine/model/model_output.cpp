@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The ends of a forward pass: captured residual streams, the final norm and the LM head.
 #include "model/model_output.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Reading qwen35moe's hyperparameters and layer pattern.
 #include "model/qwen35_hparams.h"
 
 namespace ember::model {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// qwen35moe's per-sequence state: KV caches, conv and delta states, snapshots and checkpoints.
 #include "model/qwen35_state.h"
 
 #include <algorithm>

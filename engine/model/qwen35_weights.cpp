@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Binding qwen35moe's tensors with their shapes checked.
 #include "model/qwen35_weights.h"
 
 #include "model/weight_binder.h"

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The qwen35moe model: the trunk's forward pass, its MTP head, and its state.
 #include "model/qwen35moe.h"
 
 #include <algorithm>

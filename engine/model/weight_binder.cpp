@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Binding a file's tensors to backend tensors with shape checks and load progress.
 #include "model/weight_binder.h"
 
 namespace ember::model {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Least-squares fitting of the K-quant sub-block scales.
 #include "quant/k_fit.h"
 
 #include <cmath>

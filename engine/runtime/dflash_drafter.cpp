@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The DFlash drafter: a block of draft tokens from the target's captured features.
 #include "runtime/drafter.h"
 
 namespace ember::runtime {

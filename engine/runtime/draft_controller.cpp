@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Choosing each step's draft length from the measured costs and acceptance.
 #include "runtime/draft_controller.h"
 
 #include <algorithm>

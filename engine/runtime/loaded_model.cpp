@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// LoadedModel: the file, the backend choice, the model, tokenizer, template, drafts and projector.
 #include <chrono>
 #include <fstream>
 #include <sstream>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The MTP drafter: draft tokens from the model's own multi-token-prediction head.
 #include <algorithm>
 
 #include "runtime/drafter.h"

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The sampling chain: penalties, top-k, top-p, min-p, temperature, and the draw.
 #include "runtime/sampler.h"
 
 #include <algorithm>

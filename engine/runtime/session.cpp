@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Session: prefill with prefix reuse, the generation loop with speculation, chat rendering, append.
 #include <algorithm>
 #include <chrono>
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Holding back streamed text that may still become a stop string.
 #include "runtime/stop_strings.h"
 
 #include <algorithm>

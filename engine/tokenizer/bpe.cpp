@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Byte-level BPE merges over pre-tokenized pieces.
 #include "tokenizer/bpe.h"
 
 #include <queue>

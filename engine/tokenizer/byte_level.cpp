@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// GPT-2's byte-to-character alphabet and its inverse.
 #include "tokenizer/byte_level.h"
 
 #include <array>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Unicode normalization (ICU) for tokenizers that declare one.
 #include "tokenizer/normalize.h"
 
 #include <cstdint>

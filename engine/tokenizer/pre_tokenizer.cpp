@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Cutting text into pieces with a preset's regexes (PCRE2).
 #include "tokenizer/pre_tokenizer.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8

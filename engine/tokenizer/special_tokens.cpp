@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Finding special tokens written in text.
 #include "tokenizer/special_tokens.h"
 
 namespace ember::tokenizer {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// SentencePiece BPE (tokenizer.ggml.model "llama"): encoding and decoding with spaces as ▁.
 #include "tokenizer/spm.h"
 
 #include <cstdio>

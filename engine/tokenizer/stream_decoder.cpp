@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Decoding a token stream to text that never splits a UTF-8 character.
 #include "tokenizer/tokenizer_impl.h"
 #include "tokenizer/utf8.h"
 

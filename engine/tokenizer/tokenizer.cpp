@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Tokenizer: building one from a file's tokenizer.ggml.* keys, encode and decode.
 #include <algorithm>
 
 #include "ember/gguf.h"

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Reading the vocabulary: token texts, types, scores and special ids.
 #include "tokenizer/vocab.h"
 
 #include <algorithm>

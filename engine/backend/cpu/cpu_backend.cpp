@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The CPU backend's construction, buffers, mapped weights and thread pool (its operations are in cpu_*.cpp).
 #include "backend/cpu/cpu_backend.h"
 
 #include <cstring>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Host buffers: 64-byte aligned allocations and views of bytes owned elsewhere.
 #include "backend/cpu/host_buffer.h"
 
 #include <cstring>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Device and mapped buffers of the HIP/CUDA backend, and the kernel views of tensors in them.
 #include "backend/hip/gpu_buffers.h"
 
 #include <fstream>

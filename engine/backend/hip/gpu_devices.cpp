@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The HIP/CUDA devices: listing them, and the backend names "cuda", "hip", "cuda:N", "hip:N".
 #include "backend/hip/gpu_devices.h"
 
 #include <charconv>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Recording launches, capturing them into graphs once per step shape, and replaying them.
 #include "backend/hip/step_recorder.h"
 
 #include <cstdio>

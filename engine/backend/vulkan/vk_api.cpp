@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Loading libvulkan once and resolving the entry points Ember uses.
 #include "backend/vulkan/vk_api.h"
 
 #include <dlfcn.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// VkBuffers with their own memory, mapped where the memory is host-visible.
 #include "backend/vulkan/vk_buffer.h"
 
 #include "ember/error.h"

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The process's Vulkan instance, device selection, and one logical device with its queue.
 #include "backend/vulkan/vk_context.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The Vulkan devices for list_devices, and the backend names "vulkan", "vulkan:N", "vulkan:NAME".
 #include "backend/vulkan/vk_devices.h"
 
 #include "backend/vulkan/vulkan_backend.h"

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Compute pipelines made on first use from the embedded SPIR-V, with their shared layout.
 #include "backend/vulkan/vk_pipelines.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// EMBER_VULKAN_PROFILE: timestamp queries around every dispatch, summed per shader.
 #include "backend/vulkan/vk_profiler.h"
 
 #include <cstdio>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// The Vulkan command stream: recording dispatches and copies, barriers, submission and waiting.
 #include "backend/vulkan/vk_stream.h"
 
 #include <algorithm>
