@@ -27,9 +27,14 @@ int64_t ModelEvaluator::max_batch() const { return model_->model().max_batch(); 
 
 int64_t ModelEvaluator::position() const { return state_->position(); }
 
+size_t ModelEvaluator::rows_per_pass(size_t batch) const {
+    const auto most = static_cast<size_t>(max_batch());
+    return batch == 0 ? most : std::min(batch, most);
+}
+
 const std::vector<float>& ModelEvaluator::forward(std::span<const int32_t> tokens, bool all_logits, int64_t rollback,
                                                   size_t batch) {
-    const size_t step = batch == 0 ? static_cast<size_t>(max_batch()) : std::min(batch, static_cast<size_t>(max_batch()));
+    const size_t step = rows_per_pass(batch);
     logits_.clear();
     for (size_t first = 0; first < tokens.size(); first += step) {
         const size_t n = std::min(step, tokens.size() - first);
@@ -81,7 +86,7 @@ std::vector<float> ModelEvaluator::forward_image_prompt(std::span<const int32_t>
     const runtime::PromptRows rows = runtime::image_rows(collapsed, image_pad, embeddings, keys);
 
     truncate(0);
-    const size_t step = batch == 0 ? static_cast<size_t>(max_batch()) : std::min(batch, static_cast<size_t>(max_batch()));
+    const size_t step = rows_per_pass(batch);
     std::vector<float> all;
     std::vector<ForwardRequest::EmbeddedRows> embedded;
     std::vector<int32_t> rope;

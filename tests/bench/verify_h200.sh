@@ -15,23 +15,15 @@ set -u
 out=${OUT:-/tmp/out}
 work=/tmp/ember-verify
 models=/tmp/models
-mkdir -p "$out" "$work/base" "$work/new" "$models"
+mkdir -p "$out" "$work/base" "$work/bin" "$models"
 here=$(cd "$(dirname "$0")" && pwd)
 start=$(date +%s)
 deadline=$((start + ${VERIFY_DEADLINE:-480}))
 left() { echo $((deadline - $(date +%s))); }
 
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-[ -f "$icd" ] && export VK_DRIVER_FILES=$icd
-python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .gpurun/*.whl && export PYTHONPATH=/tmp/site
-untar() { python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$1" "$2"; }
+. "$here/unpack_gpurun.sh"
+unpack_gpurun "$work"  # the new build in $work/bin
 [ -f .gpurun/bin_base.tar.xz ] && untar .gpurun/bin_base.tar.xz "$work/base"
-untar .gpurun/bin.tar.xz "$work/new"
-untar .gpurun/libs.tar.xz "$work"
-for l in "$work"/libs/*; do ldconfig -p | grep -q " $(basename "$l") " && rm -f "$l"; done  # the system's own first
-export LD_LIBRARY_PATH=$work/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nvidia-smi --query-gpu=name --format=csv,noheader
 
 strix=$models/strix.gguf
@@ -41,7 +33,8 @@ echo "file ready after $(($(date +%s) - start)) s"
 for backend in ${VERIFY_BACKENDS:-cuda}; do
     for build in ${VERIFY_BUILDS:-base new}; do
         [ "$(left)" -gt 60 ] || break
-        timeout 150 "$work/$build/ember-cli" bench -m "$strix" --backend "$backend" --speculation off -p 512 -n 128 \
+        dir=$work/base; [ "$build" = new ] && dir=$work/bin
+        timeout 150 "$dir/ember-cli" bench -m "$strix" --backend "$backend" --speculation off -p 512 -n 128 \
             -r "${VERIFY_REPS:-2}" --verify-curve 16 --json >"$out/${build}_$backend.json" 2>"$out/${build}_$backend.err"
         echo "$build $backend: exit $? after $(($(date +%s) - start)) s"
     done
@@ -49,7 +42,7 @@ done
 for k in ${VERIFY_PROFILES:-1 8 9 16}; do
     [ "$(left)" -gt 30 ] || break
     n=0; [ "$k" = 1 ] && n=16
-    EMBER_GPU_PROFILE=1 timeout 120 "$work/new/ember-cli" bench -m "$strix" --backend cuda --speculation off -p "$k" \
+    EMBER_GPU_PROFILE=1 timeout 120 "$ember" bench -m "$strix" --backend cuda --speculation off -p "$k" \
         -n "$n" -r 1 >/dev/null 2>"$out/profile_k$k.txt"
 done
 

@@ -50,6 +50,8 @@ public:
     uint64_t weight_bytes_read() const;
 
 private:
+    size_t rows_per_pass(size_t batch) const;  // `batch` rows, or max_batch() for 0 or more
+
     std::shared_ptr<const LoadedModel> model_;
     std::unique_ptr<SequenceState> state_;
     std::vector<float> logits_, pass_;

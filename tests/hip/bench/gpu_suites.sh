@@ -9,13 +9,9 @@
 set -u
 out=${OUT:-/tmp/out}; work=/tmp/ember-d; logs=$out; mkdir -p "$work/bin" "$work/fixtures"
 t0=$(date +%s)
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; [ -f "$icd" ] && export VK_DRIVER_FILES=$icd
-python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/site .gpurun/*.whl 2>/dev/null && export PYTHONPATH=/tmp/site
-untar() { python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$1" "$2"; }
-untar .gpurun/bin.tar.xz "$work/bin"; untar .gpurun/libs.tar.xz "$work"
-for l in "$work"/libs/*; do ldconfig -p | grep -q " $(basename "$l") " && rm -f "$l"; done
-export LD_LIBRARY_PATH=$work/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} EMBER_FIXTURES=$work/fixtures
+. tests/bench/unpack_gpurun.sh
+unpack_gpurun "$work"
+export EMBER_FIXTURES=$work/fixtures
 bin=$work/bin
 nvidia-smi --query-gpu=name --format=csv,noheader
 ( for s in model:dense qwen35moe:qwen35moe dflash:dflash; do python3 tests/fixtures/make_${s%%:*}_fixtures.py "$work/fixtures/${s##*:}" >/dev/null 2>&1; echo "fixtures ${s##*:} $?"; done ) > "$logs/fixtures.txt" 2>&1 &
