@@ -178,7 +178,7 @@ void GpuBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const Ten
     counters_.weight_bytes += static_cast<uint64_t>(std::min(slots, n_experts) * rows) * w.row_stride;
     if (slots == 0) return;
     const bool integer = gk::has_integer_matvec(wv.type);
-    if (integer && tokens == 1) {
+    if (integer && tokens <= kPerSlotIntegerExpertTokens) {
         auto* xq = scratch(kActivations, gk::q8_1_bytes(x.rows, x.cols));
         record_product(wv, launch_key("experts_integer", wv, n_experts, xv, idv, k, ov, xq),
                        [=](const gk::Launch& l, const std::byte*) {

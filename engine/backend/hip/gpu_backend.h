@@ -14,10 +14,13 @@
 
 namespace ember::gpu_backend {
 
-// Expert products of a float-path type (neither ROCmFP4, Q4_0 nor Q8_0) run per slot up to this many tokens, and
-// grouped into tiles past it; the integer types run per slot for one token and grouped mat x vec up to
-// gpu_kernels::kMaxIntegerMatvecTokens.
-inline constexpr int64_t kPerSlotFloatExpertTokens = 8;
+// Expert products of the integer types (ROCmFP4, Q4_0, Q8_0) run per slot up to kPerSlotIntegerExpertTokens tokens
+// (decode and short verify batches, where a grouping pass costs more than the repeated expert reads it saves) and
+// as grouped mat x vec from there up to gpu_kernels::kMaxIntegerMatvecTokens. Float-path types run per slot up to
+// kPerSlotFloatExpertTokens, so that a verify batch rounds exactly as decoding its tokens one by one does, and as
+// grouped tiles past it (prefill).
+inline constexpr int64_t kPerSlotIntegerExpertTokens = 8;
+inline constexpr int64_t kPerSlotFloatExpertTokens = 32;
 
 enum class WeightPlacement {
     automatic,  // in place on an integrated GPU (unified memory), uploaded on a discrete one
