@@ -14,6 +14,10 @@
 // GATED (matmul_gated / matmul_experts_gated): as in matvec_blocks.comp, binding 5 holds the up weights (row r at
 // byte w_up_off + the gate row's offset from w_off), both products take the same activation code words, and the
 // result is act(gate, up) (common.glsl's gated_act); no bias.
+// EXPERTS: work group (x, y) takes its rows of slot y (binding 4 holds the ids). EXPERTS GROUPED (the verification
+// of a few tokens): its rows of tile y of experts_group.comp's grouping (binding 4 holds that scratch): up to 8
+// slots of one expert, so that the expert's rows are read once for all of them. Each slot's sum is accumulated and
+// reduced by the same code in both, so a grouped slot's sum is the one-slot sum bit for bit.
 #version 450
 #extension GL_EXT_spirv_intrinsics : require
 #include "common.glsl"
@@ -24,6 +28,7 @@ layout(binding = 1) readonly buffer XScales { vec2 xd[]; };
 layout(binding = 2) writeonly buffer Out { float out_f[]; };
 layout(binding = 3) readonly buffer Bias { float bias[]; };
 layout(binding = 4) readonly buffer Ids { int ids[]; };
+layout(binding = 4) readonly buffer Groups { uint S[]; };
 #if defined(GATED)
 layout(binding = 5) readonly buffer WeightsUp { uint W_up[]; };
 #endif
@@ -48,9 +53,15 @@ layout(push_constant) uniform Params {
     uint row_lanes;
     uint x_vec4;  // unused here
     uint x_scales;
-#if defined(GATED)
+#if defined(GATED) || defined(EXPERTS)
     uint w_up_off;
     uint act;
+#endif
+#if defined(EXPERTS)
+    uint grouped;
+    uint offsets_off;  // experts_group.comp's layout
+    uint tiles_off;
+    uint list_off;
 #endif
 } p;
 
@@ -116,6 +127,7 @@ float quarter_dot(uint lo, uint hi, float s_low, float s_high, uint a_lo, uint a
 }
 
 shared float partial[8][128];
+shared uint tile_slots[8];  // EXPERTS GROUPED: the slots of this work group
 #if defined(GATED)
 shared float partial_up[8][128];
 #endif
@@ -131,20 +143,32 @@ void main() {
     const uint r = linear_group() * rows_per_group + tid / lanes;
 #endif
     bool valid;
-    uint w_row, x_row, out_base, tokens;
-#if defined(EXPERTS)
+    uint w_row, tokens;
+    uint x_rows[8];  // the activation row of each token
+#if defined(EXPERTS) && defined(GROUPED)
+    const uint tile = gl_WorkGroupID.y;
+    if (tile >= S[0]) return;  // the grid covers the most tiles the slots can make
+    const uint entry = S[p.tiles_off + tile];
+    const uint e = entry >> 16;
+    const uint first = S[p.offsets_off + e] + (entry & 0xffffu) * 8u;
+    tokens = min(8u, S[p.offsets_off + e + 1u] - first);
+    if (tid < tokens) tile_slots[tid] = S[p.list_off + first + tid];
+    barrier();
+    valid = r < p.expert_rows;  // the grouping holds ids in 0..n_experts - 1 only
+    w_row = p.w_off + (e * p.expert_rows + r) * p.w_stride;
+    for (uint t = 0u; t < 8u; ++t)
+        x_rows[t] = t < tokens ? (p.per_slot != 0u ? tile_slots[t] : tile_slots[t] / p.k) : 0u;
+#elif defined(EXPERTS)
     const uint slot = gl_WorkGroupID.y;
     const int e = ids[p.ids_off + (slot / p.k) * p.ids_stride + slot % p.k];
+    tokens = 1u;
     valid = r < p.expert_rows && e >= 0 && uint(e) * p.expert_rows < p.rows;
     w_row = p.w_off + (uint(max(e, 0)) * p.expert_rows + r) * p.w_stride;
-    x_row = p.per_slot != 0u ? slot : slot / p.k;
-    out_base = p.out_off + slot * p.out_stride;
-    tokens = 1u;
+    x_rows[0] = p.per_slot != 0u ? slot : slot / p.k;
 #else
     valid = r < p.rows;
     w_row = p.w_off + r * p.w_stride;
-    x_row = 0u;
-    out_base = p.out_off;
+    for (uint t = 0u; t < 8u; ++t) x_rows[t] = t;
     tokens = p.tokens;
 #endif
     const uint n_blocks = p.cols / 32u;
@@ -172,7 +196,7 @@ void main() {
 #endif
             for (uint t = 0u; t < 8u; ++t) {
                 if (t < tokens) {
-                    const uint xb = (x_row + t) * p.x_stride + blk;
+                    const uint xb = x_rows[t] * p.x_stride + blk;
                     const uint xw = p.x_off + xb * 8u;
                     const float d_x = xd[p.x_scales + xb].x;
                     const uint a_lo = xq[xw + word_lo], a_hi = xq[xw + word_hi];
@@ -187,9 +211,9 @@ void main() {
     // Sum the row's lanes: within subgroups first when a subgroup never spans two rows, then in shared memory.
     const bool by_subgroup = gl_SubgroupSize <= lanes;
     for (uint t = 0u; t < 8u; ++t) {
-        if (t < p.tokens) partial[t][tid] = by_subgroup ? subgroupAdd(acc[t]) : acc[t];
+        if (t < tokens) partial[t][tid] = by_subgroup ? subgroupAdd(acc[t]) : acc[t];
 #if defined(GATED)
-        if (t < p.tokens) partial_up[t][tid] = by_subgroup ? subgroupAdd(acc_up[t]) : acc_up[t];
+        if (t < tokens) partial_up[t][tid] = by_subgroup ? subgroupAdd(acc_up[t]) : acc_up[t];
 #endif
     }
     barrier();
@@ -197,10 +221,10 @@ void main() {
     for (uint stride = lanes / 2u; stride >= step0; stride >>= 1) {
         if (li < stride && (li % step0) == 0u) {
             for (uint t = 0u; t < 8u; ++t)
-                if (t < p.tokens) partial[t][tid] += partial[t][tid + stride];
+                if (t < tokens) partial[t][tid] += partial[t][tid + stride];
 #if defined(GATED)
             for (uint t = 0u; t < 8u; ++t)
-                if (t < p.tokens) partial_up[t][tid] += partial_up[t][tid + stride];
+                if (t < tokens) partial_up[t][tid] += partial_up[t][tid + stride];
 #endif
         }
         barrier();
@@ -212,6 +236,12 @@ void main() {
 #else
         if (p.has_bias != 0u) s += bias[p.bias_off + r];
 #endif
-        out_f[out_base + li * p.out_stride + r] = s;
+#if defined(EXPERTS) && defined(GROUPED)
+        out_f[p.out_off + tile_slots[li] * p.out_stride + r] = s;
+#elif defined(EXPERTS)
+        out_f[p.out_off + slot * p.out_stride + r] = s;
+#else
+        out_f[p.out_off + li * p.out_stride + r] = s;
+#endif
     }
 }

@@ -101,14 +101,19 @@ void VulkanBackend::do_matmul_experts_gated(Activation act, const Tensor& w_gate
     p.w_up_off = uv.inner;
     p.act = act_code(act);
     const uint64_t groups = block_matvec_groups(p.m, w_gate.cols, rows, xq ? &*xq : nullptr);
-    const Grid grid{u32(static_cast<int64_t>(groups)), u32(slots), 1};
-    if (xq)
-        stream_->dispatch("experts_dot_gated_" + type, {ro(gv), ro(xq->view), rw(ov), ro(none), ro(iv), ro(uv)}, p,
-                          grid);
-    else
-        stream_->dispatch("experts_blocks_gated_" + type, {ro(gv), ro(xv), rw(ov), ro(none), ro(iv), ro(uv)}, p, grid);
-    // Each slot reads one gate and one up matrix (counted per slot, as matmul_experts does).
-    const uint64_t read = 2 * static_cast<uint64_t>(slots * rows) * w_gate.row_stride;
+    // Each slot reads one gate and one up matrix, or (grouped) each expert that can have slots does once.
+    int64_t matrices_read = slots;
+    if (xq) {
+        ExpertsDotPush d{p.m, p.w_up_off, p.act, 0, 0, 0, 0};
+        const auto [grid, slots_view] = experts_dot_slots(d, iv, ids, n_experts, groups);
+        stream_->dispatch((d.grouped ? "experts_grouped_dot_gated_" : "experts_dot_gated_") + type,
+                          {ro(gv), ro(xq->view), rw(ov), ro(none), ro(slots_view), ro(uv)}, d, grid);
+        if (d.grouped) matrices_read = std::min(slots, n_experts);
+    } else {
+        stream_->dispatch("experts_blocks_gated_" + type, {ro(gv), ro(xv), rw(ov), ro(none), ro(iv), ro(uv)}, p,
+                          Grid{u32(static_cast<int64_t>(groups)), u32(slots), 1});
+    }
+    const uint64_t read = 2 * static_cast<uint64_t>(matrices_read * rows) * w_gate.row_stride;
     counters_.expert_weight_bytes += read;
     counters_.weight_bytes += read;
 }

@@ -5,6 +5,7 @@
 // products, the matrix x vector of the 4- and 8-bit block types quantizes the activations to Q8_1 first
 // (one dispatch, skipped when the same activations were quantized since they last changed) and runs matvec_dot.
 #include <algorithm>
+#include <cstdlib>
 
 #include "backend/vulkan/vulkan_backend.h"
 
@@ -45,10 +46,16 @@ void address_expert_slots(MatvecPush& p, const View& iv, const Tensor& ids, int6
 }
 
 uint64_t VulkanBackend::block_matvec_groups(MatvecPush& p, int64_t cols, int64_t rows, const Q8Activations* xq) {
-    // Four invocations per 32-weight block, 8 to 128 per row.
+    // Four invocations per 32-weight block, 8 to kMaxRowLanes per row (EMBER_VULKAN_ROW_LANES: a lower bound on the
+    // rows per work group, for measuring).
+    static const uint32_t max_lanes = [] {
+        const char* v = std::getenv("EMBER_VULKAN_ROW_LANES");
+        const long lanes = v ? std::strtol(v, nullptr, 10) : 0;
+        return lanes >= 8 && lanes <= 128 && (lanes & (lanes - 1)) == 0 ? static_cast<uint32_t>(lanes) : kMaxRowLanes;
+    }();
     const int64_t quarters = 4 * std::max<int64_t>(1, cols / 32);
     p.row_lanes = 8;
-    while (p.row_lanes < 128 && p.row_lanes < quarters) p.row_lanes *= 2;
+    while (p.row_lanes < max_lanes && p.row_lanes < quarters) p.row_lanes *= 2;
     if (xq) {
         p.x_off = xq->codes_off;
         p.x_stride = xq->blocks_per_row;

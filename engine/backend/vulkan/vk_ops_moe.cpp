@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Mixture-of-experts on the Vulkan backend: routing on the GPU (the chosen ids never come back to the host), expert
-// products and the combination. Few slots (decode, verification) take one matrix x vector per slot, reading the
-// slot's expert matrix by its id; many (prefill) are first grouped by expert on the GPU (experts_group.comp) and
-// then multiplied tile by tile (experts_tiled.comp), so that each expert matrix is read once per 32 of its slots.
+// products and the combination. Decode takes one matrix x vector per slot, reading the slot's expert matrix by its
+// id; the verification of a few tokens groups the slots by expert on the GPU (experts_group.comp) and takes one
+// matrix x vector per tile of 8 slots of an expert (matvec_dot.comp), and prefill groups them too and multiplies
+// tile by tile (experts_tiled.comp), so that each expert matrix is read once per 32 of its slots.
 // Per-expert biases read the slots' ids on the GPU too (expert_bias.comp).
 #include <algorithm>
 
@@ -32,6 +33,7 @@ struct ExpertBiasPush {
 
 constexpr uint32_t kTileSlots = 32;  // BN of experts_tiled.comp
 constexpr uint32_t kTileRows = 128;  // BM
+constexpr uint32_t kMatvecTileSlots = 8;  // the slots of one work group of matvec_dot.comp's EXPERTS variants
 
 }  // namespace
 
@@ -56,16 +58,7 @@ void VulkanBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const 
     const int64_t slots = n_tokens * k;
     if (slots >= kGroupedMinSlots && n_experts <= 1024 && pipelines_->has("experts_tiled_" + type)) {
         // Slots grouped by expert on the GPU, then one tiled product per (expert, 32 of its slots, 128 rows).
-        const uint64_t max_tiles = static_cast<uint64_t>((slots + kTileSlots - 1) / kTileSlots) +
-                                   static_cast<uint64_t>(std::min(slots, n_experts));
-        // Scratch words: the tile count, the experts' starts (n_experts + 1), the tile table, the grouped slots.
-        GroupPush g{iv.words(), words(ids.row_stride), u32(k), u32(slots), u32(n_experts), 0, 1, 0, 0, kTileSlots};
-        g.tiles_off = g.offsets_off + u32(n_experts) + 1;
-        g.list_off = g.tiles_off + u32(static_cast<int64_t>(max_tiles));
-        const View sv = experts_scratch((static_cast<size_t>(g.list_off) + static_cast<size_t>(slots)) * 4);
-        stream_->dispatch("experts_group", {ro(iv), rw(sv)}, g, Grid{1, 1, 1});
-        g.phase = 1;
-        stream_->dispatch("experts_group", {ro(iv), rw(sv)}, g, Grid{u32((slots + 255) / 256), 1, 1});
+        const ExpertGroups g = group_slots_by_expert(iv, ids, n_experts, kTileSlots);
         ExpertsTiledPush t{};
         address_product(t, wv, w, xv, x, ov, out);
         t.rows = u32(rows);
@@ -76,8 +69,8 @@ void VulkanBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const 
         t.list_off = g.list_off;
         // experts_coop.comp has the same 128 x 32 tiles on cooperative matrices.
         const bool coop = cooperative_matrix_ && pipelines_->has("experts_coop_" + type);
-        stream_->dispatch((coop ? "experts_coop_" : "experts_tiled_") + type, {ro(wv), ro(xv), rw(ov), ro(sv)}, t,
-                          Grid{u32((rows + kTileRows - 1) / kTileRows), u32(static_cast<int64_t>(max_tiles)), 1});
+        stream_->dispatch((coop ? "experts_coop_" : "experts_tiled_") + type, {ro(wv), ro(xv), rw(ov), ro(g.scratch)},
+                          t, Grid{u32((rows + kTileRows - 1) / kTileRows), u32(static_cast<int64_t>(g.max_tiles)), 1});
         // Each expert that has slots is read once per tile of its slots; counted as one read of each expert that
         // can have slots (which ones do stays on the GPU).
         const uint64_t read = static_cast<uint64_t>(std::min(slots, n_experts) * rows) * w.row_stride;
@@ -92,9 +85,20 @@ void VulkanBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const 
     std::optional<Q8Activations> xq;
     if (integer_dot_ && pipelines_->has("experts_dot_" + type)) xq = quantize_q8_1(x);
     if (xq) {
-        const uint64_t groups = block_matvec_groups(p, w.cols, rows, &*xq);
-        stream_->dispatch("experts_dot_" + type, {ro(wv), ro(xq->view), rw(ov), ro(stream_->unused()), ro(iv)}, p,
-                          Grid{u32(static_cast<int64_t>(groups)), u32(n_tokens * k), 1});
+        ExpertsDotPush d{};
+        d.m = p;
+        const uint64_t groups = block_matvec_groups(d.m, w.cols, rows, &*xq);
+        const auto [grid, slots_view] = experts_dot_slots(d, iv, ids, n_experts, groups);
+        stream_->dispatch((d.grouped ? "experts_grouped_dot_" : "experts_dot_") + type,
+                          {ro(wv), ro(xq->view), rw(ov), ro(stream_->unused()), ro(slots_view)}, d, grid);
+        if (d.grouped) {
+            // Each expert is read once per tile of its slots: counted as one read of each expert that can have
+            // slots, as for the tiled products.
+            const uint64_t read = static_cast<uint64_t>(std::min(slots, n_experts) * rows) * w.row_stride;
+            counters_.expert_weight_bytes += read;
+            counters_.weight_bytes += read;
+            return;
+        }
     } else if (pipelines_->has("experts_blocks_" + type)) {
         const uint64_t groups = block_matvec_groups(p, w.cols, rows, nullptr);
         stream_->dispatch("experts_blocks_" + type, args, p, Grid{u32(static_cast<int64_t>(groups)), u32(n_tokens * k), 1});
@@ -114,6 +118,41 @@ View VulkanBackend::experts_scratch(size_t bytes) {
                                                           ctx_->memory().device_local);
     }
     return View{experts_scratch_->handle(), 0, bytes, 0};
+}
+
+VulkanBackend::ExpertGroups VulkanBackend::group_slots_by_expert(const View& iv, const Tensor& ids, int64_t n_experts,
+                                                                 uint32_t tile_slots) {
+    const int64_t slots = ids.rows * ids.cols;
+    ExpertGroups groups;
+    groups.max_tiles =
+        static_cast<uint64_t>((slots + tile_slots - 1) / tile_slots) + static_cast<uint64_t>(std::min(slots, n_experts));
+    // Scratch words: the tile count, the experts' starts (n_experts + 1), the tile table, the grouped slots.
+    GroupPush g{iv.words(), words(ids.row_stride), u32(ids.cols), u32(slots), u32(n_experts), 0, 1, 0, 0, tile_slots};
+    g.tiles_off = g.offsets_off + u32(n_experts) + 1;
+    g.list_off = g.tiles_off + u32(static_cast<int64_t>(groups.max_tiles));
+    groups.scratch = experts_scratch((static_cast<size_t>(g.list_off) + static_cast<size_t>(slots)) * 4);
+    stream_->dispatch("experts_group", {ro(iv), rw(groups.scratch)}, g, Grid{1, 1, 1});
+    g.phase = 1;
+    stream_->dispatch("experts_group", {ro(iv), rw(groups.scratch)}, g, Grid{u32((slots + 255) / 256), 1, 1});
+    groups.offsets_off = g.offsets_off;
+    groups.tiles_off = g.tiles_off;
+    groups.list_off = g.list_off;
+    return groups;
+}
+
+std::pair<Grid, View> VulkanBackend::experts_dot_slots(ExpertsDotPush& p, const View& iv, const Tensor& ids,
+                                                       int64_t n_experts, uint64_t groups) {
+    const int64_t slots = ids.rows * ids.cols;
+    if (ids.rows < kGroupedMatvecMinTokens || n_experts > 1024) {  // experts_group.comp counts in 1024 words
+        p.grouped = 0;
+        return {Grid{u32(static_cast<int64_t>(groups)), u32(slots), 1}, iv};
+    }
+    const ExpertGroups g = group_slots_by_expert(iv, ids, n_experts, kMatvecTileSlots);
+    p.grouped = 1;
+    p.offsets_off = g.offsets_off;
+    p.tiles_off = g.tiles_off;
+    p.list_off = g.list_off;
+    return {Grid{u32(static_cast<int64_t>(groups)), u32(static_cast<int64_t>(g.max_tiles)), 1}, g.scratch};
 }
 
 void VulkanBackend::do_add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) {

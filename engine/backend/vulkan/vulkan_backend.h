@@ -32,6 +32,14 @@ struct MatvecPush : ProductAddress {
     uint32_t x_scales;  // matvec_dot only: x_off and x_stride then address Q8_1 codes (words, blocks)
 };
 static_assert(sizeof(MatvecPush) == 19 * sizeof(uint32_t), "push constants are copied as they lie");
+// MatvecPush followed by the constants of matvec_dot.comp's EXPERTS variants: the up weights of the gated pair, and
+// the grouping of the slots by expert (grouped = 0: one slot per work group row).
+struct ExpertsDotPush {
+    MatvecPush m;
+    uint32_t w_up_off, act;
+    uint32_t grouped, offsets_off, tiles_off, list_off;
+};
+static_assert(sizeof(ExpertsDotPush) == 25 * sizeof(uint32_t), "push constants are copied as they lie");
 // The addressing of a product of w (bound as wv) with x (bound as xv) into out (bound as ov).
 void address_product(ProductAddress& p, const View& wv, const Tensor& w, const View& xv, const Tensor& x,
                      const View& ov, const Tensor& out);
@@ -41,6 +49,8 @@ void address_expert_slots(MatvecPush& p, const View& iv, const Tensor& ids, int6
 
 // The matrix x vector kernels take up to this many activation rows in one dispatch (decode).
 constexpr int64_t kMatvecMaxTokens = 8;
+// The most invocations the block matrix x vector kernels give one weight row (of their 128 per work group).
+constexpr uint32_t kMaxRowLanes = 128;
 // Up to this many rows (speculative verification), products run those kernels in chunks of kMatvecMaxTokens, each
 // re-reading the weights, which costs far less than a tiled product of a few rows; more take the tiled (or
 // cooperative-matrix) prefill kernels.
@@ -48,6 +58,10 @@ constexpr int64_t kChunkedMatvecMaxTokens = 32;
 // From this many expert slots on (more than 32 tokens of 8 experts), expert products are grouped by expert
 // (experts_group.comp) and tiled; below, one matrix x vector per slot, which needs no grouping pass.
 constexpr int64_t kGroupedMinSlots = 257;
+// From this many tokens on (verification), the integer matrix x vector expert products group their slots by expert
+// too, in tiles of 8 slots of one expert, so that an expert chosen by several tokens is read once for all of them;
+// fewer (decode) skip the grouping pass, which would cost more than it saves.
+constexpr int64_t kGroupedMatvecMinTokens = 4;
 
 class VulkanBackend final : public Backend {
 public:
@@ -99,6 +113,19 @@ private:
     // `bytes` of experts_scratch_ (the slots of an expert product grouped by expert, experts_group.comp), grown on
     // demand.
     View experts_scratch(size_t bytes);
+    // The slots of an expert product grouped by expert on the GPU (experts_group.comp), in tiles of tile_slots:
+    // the scratch holding the grouping, where its parts start, and the most tiles the slots can make.
+    struct ExpertGroups {
+        View scratch;
+        uint32_t offsets_off = 0, tiles_off = 0, list_off = 0;
+        uint64_t max_tiles = 0;
+    };
+    ExpertGroups group_slots_by_expert(const View& iv, const Tensor& ids, int64_t n_experts, uint32_t tile_slots);
+    // How the matvec_dot EXPERTS kernels cover the slots of ids with `groups` work groups of rows each: one slot per
+    // grid row, or (kGroupedMatvecMinTokens tokens or more) one tile of grouped slots per grid row. Sets p's
+    // grouping and returns the grid and what binding 4 holds (the ids, or the grouping).
+    std::pair<Grid, View> experts_dot_slots(ExpertsDotPush& p, const View& iv, const Tensor& ids, int64_t n_experts,
+                                            uint64_t groups);
     // Activation rows quantized to Q8_1 (kernels/vulkan/quantize_q8_1.comp) in the next free part of the scratch
     // ring, for the matvec_dot kernels; nullopt when they would not fit one binding.
     struct Q8Activations {
