@@ -10,7 +10,8 @@
 # Output under $OUT: base_<backend>.json, new_<backend>.json (ember-cli bench --json), profile_k<K>.txt.
 #   VERIFY_DEADLINE: seconds after the start past which no further run starts (default 480); VERIFY_BUILDS: the builds
 #   to run (default "base new"); VERIFY_REPS: repetitions of pp512 / tg128 (default 2); VERIFY_PROFILES: the token
-#   counts to profile (default "1 8 9 16").
+#   counts to profile on CUDA (default "1 8 9 16"); VERIFY_VULKAN_PROFILES: the same on Vulkan (default "1 16",
+#   EMBER_VULKAN_PROFILE, profile_vulkan_k<K>.txt).
 set -u
 out=${OUT:-/tmp/out}
 work=/tmp/ember-verify
@@ -44,6 +45,12 @@ for k in ${VERIFY_PROFILES:-1 8 9 16}; do
     n=0; [ "$k" = 1 ] && n=16
     EMBER_GPU_PROFILE=1 timeout 120 "$ember" bench -m "$strix" --backend cuda --speculation off -p "$k" \
         -n "$n" -r 1 >/dev/null 2>"$out/profile_k$k.txt"
+done
+for k in ${VERIFY_VULKAN_PROFILES:-1 16}; do
+    [ "$(left)" -gt 30 ] || break
+    n=0; [ "$k" = 1 ] && n=16
+    EMBER_VULKAN_PROFILE=1 timeout 120 "$ember" bench -m "$strix" --backend vulkan --speculation off -p "$k" \
+        -n "$n" -r 1 >/dev/null 2>"$out/profile_vulkan_k$k.txt"
 done
 
 python3 - "$out" <<'EOF'
