@@ -286,9 +286,10 @@ TEST_F(GpuBackendTest, GroupedExpertsMatchTheReference) {
     }
 }
 
-// Verify batches of the integer types group the slots by expert and read each expert's rows once per tile of 8 of
-// its slots: every slot's row must be the one-token (per-slot) product's, bit for bit, so that verifying drafted
-// tokens sees exactly what decoding them one by one sees; a slot with an expert outside the range gives zeros.
+// Verify batches of the integer types (from 9 tokens on; fewer run per slot) group the slots by expert and read
+// each expert's rows once per tile of 8 of its slots: every slot's row must be the one-token (per-slot) product's,
+// bit for bit, so that verifying drafted tokens sees exactly what decoding them one by one sees; a slot with an
+// expert outside the range gives zeros.
 TEST_F(GpuBackendTest, GroupedExpertMatvecEqualsOneTokenAtATime) {
     auto gpu = gpu_backend::make_gpu_backend({});
     Tensors t(*gpu);
