@@ -4,6 +4,7 @@
 // reported as one ember::Error line naming the operation instead of corrupting memory.
 #include <string>
 
+#include "backend/backend_require.h"
 #include "backend/rope_angle.h"
 #include "backend/backend.h"
 #include "ember/error.h"
@@ -14,8 +15,9 @@ namespace {
 
 using gguf::TensorType;
 
-void require(bool ok, const std::string& what) {
-    if (!ok) throw Error(what);
+template <RequireMessage Message>
+void require(bool ok, Message&& what) {
+    require_or_throw(ok, "", std::forward<Message>(what));
 }
 
 std::string shape(const Tensor& t) {
@@ -23,21 +25,21 @@ std::string shape(const Tensor& t) {
 }
 
 void require_f32(const Tensor& t, const char* op, const char* role) {
-    require(t.type == TensorType::F32, std::string(op) + ": " + role + " must be f32");
+    require(t.type == TensorType::F32, [&] { return std::string(op) + ": " + role + " must be f32"; });
 }
 
 void require_i32(const Tensor& t, const char* op, const char* role) {
-    require(t.type == TensorType::I32, std::string(op) + ": " + role + " must be I32");
+    require(t.type == TensorType::I32, [&] { return std::string(op) + ": " + role + " must be I32"; });
 }
 
 void require_same_shape(const Tensor& a, const Tensor& b, const char* op) {
     require(a.rows == b.rows && a.cols == b.cols,
-            std::string(op) + ": shapes " + shape(a) + " and " + shape(b) + " differ");
+            [&] { return std::string(op) + ": shapes " + shape(a) + " and " + shape(b) + " differ"; });
 }
 
 // A vector of n values, stored as one row or one column.
 void require_length(const Tensor& t, int64_t n, const char* op, const char* what) {
-    require(t.rows * t.cols == n, std::string(op) + ": " + what);
+    require(t.rows * t.cols == n, [&] { return std::string(op) + ": " + what; });
 }
 
 bool same_start(const Tensor& a, const Tensor& b) {
@@ -46,27 +48,29 @@ bool same_start(const Tensor& a, const Tensor& b) {
 
 void require_gated_shapes(const char* op, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
                           const Tensor& up_scratch, const Tensor& out) {
-    require(
-        w_gate.rows == w_up.rows && w_gate.cols == w_up.cols,
-        std::string(op) + ": gate weight [" + shape(w_gate) + "] and up weight [" + shape(w_up) + "] differ in shape");
-    require(up_scratch.rows == out.rows && up_scratch.cols == out.cols && up_scratch.type == TensorType::F32,
-            std::string(op) + ": up scratch [" + shape(up_scratch) + "] must be F32 shaped like the output [" +
-                shape(out) + "]");
+    require(w_gate.rows == w_up.rows && w_gate.cols == w_up.cols, [&] {
+        return std::string(op) + ": gate weight [" + shape(w_gate) + "] and up weight [" + shape(w_up) +
+               "] differ in shape";
+    });
+    require(up_scratch.rows == out.rows && up_scratch.cols == out.cols && up_scratch.type == TensorType::F32, [&] {
+        return std::string(op) + ": up scratch [" + shape(up_scratch) + "] must be F32 shaped like the output [" +
+               shape(out) + "]";
+    });
     require(out.rows == 0 || (!same_start(out, x) && !same_start(up_scratch, x) && !same_start(out, up_scratch)),
-            std::string(op) + ": out and up scratch must not alias the input or each other");
+            [&] { return std::string(op) + ": out and up scratch must not alias the input or each other"; });
 }
 
 void require_matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids, const Tensor& out,
                             const char* op) {
-    const std::string o(op);
+    const auto message = [op](const char* what) { return [op, what] { return std::string(op) + ": " + what; }; };
     require_f32(x, op, "input");
     require_f32(out, op, "output");
     require_i32(ids, op, "ids");
-    require(n_experts > 0 && w.rows % n_experts == 0, o + ": weight rows are not a multiple of the experts");
+    require(n_experts > 0 && w.rows % n_experts == 0, message("weight rows are not a multiple of the experts"));
     const int64_t tokens = ids.rows, k = ids.cols;
-    require(x.cols == w.cols && (x.rows == tokens || x.rows == tokens * k), o + ": input shape");
-    require(out.rows == tokens * k && out.cols == w.rows / n_experts, o + ": output must be [tokens * k, rows]");
-    require(x.contiguous() && out.contiguous() && ids.contiguous(), o + ": activations and ids must be contiguous");
+    require(x.cols == w.cols && (x.rows == tokens || x.rows == tokens * k), message("input shape"));
+    require(out.rows == tokens * k && out.cols == w.rows / n_experts, message("output must be [tokens * k, rows]"));
+    require(x.contiguous() && out.contiguous() && ids.contiguous(), message("activations and ids must be contiguous"));
 }
 
 // Absent, or F32 with one logit per query head.
@@ -92,8 +96,10 @@ void Backend::get_rows(const Tensor& table, std::span<const int32_t> ids, const 
     require_f32(out, "get_rows", "out");
     require(out.cols == table.cols && out.rows == static_cast<int64_t>(ids.size()), "get_rows: shape mismatch");
     for (int32_t id : ids)
-        require(id >= 0 && id < table.rows, "token id " + std::to_string(id) + " is outside the embedding table (" +
-                                                std::to_string(table.rows) + " rows)");
+        require(id >= 0 && id < table.rows, [&] {
+            return "token id " + std::to_string(id) + " is outside the embedding table (" +
+                   std::to_string(table.rows) + " rows)";
+        });
     do_get_rows(table, ids, out);
 }
 
@@ -102,7 +108,7 @@ void Backend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, const 
     require_f32(out, "matmul", "output");
     require(x.contiguous() && out.contiguous(), "matmul: activations must be contiguous");
     require(x.cols == w.cols && out.cols == w.rows && out.rows == x.rows,
-            "matmul: shapes [" + shape(w) + "] x [" + shape(x) + "] -> [" + shape(out) + "] do not fit");
+            [&] { return "matmul: shapes [" + shape(w) + "] x [" + shape(x) + "] -> [" + shape(out) + "] do not fit"; });
     if (bias) {
         require_f32(*bias, "matmul", "bias");
         require_length(*bias, w.rows, "matmul", "bias length differs from the output width");
@@ -184,9 +190,10 @@ void Backend::store_kv(const Tensor& k, const Tensor& v, const Tensor& k_cache, 
     require(k.cols == k_cache.cols && v.cols == v_cache.cols, "store_kv: row length differs from the cache");
     require(static_cast<int64_t>(positions.size()) == k.rows && k.rows == v.rows, "store_kv: one position per row");
     for (int32_t pos : positions)
-        require(pos >= 0 && pos < k_cache.rows && pos < v_cache.rows, "store_kv: position " + std::to_string(pos) +
-                                                                          " is outside the cache (" +
-                                                                          std::to_string(k_cache.rows) + " rows)");
+        require(pos >= 0 && pos < k_cache.rows && pos < v_cache.rows, [&] {
+            return "store_kv: position " + std::to_string(pos) + " is outside the cache (" +
+                   std::to_string(k_cache.rows) + " rows)";
+        });
     do_store_kv(k, v, k_cache, v_cache, positions);
 }
 

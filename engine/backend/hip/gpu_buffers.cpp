@@ -106,7 +106,7 @@ std::byte* HostRegistry::device_address(const std::byte* p, std::string& why) {
 
 GpuBuffer& gpu_buffer(const Tensor& t, const char* what) {
     auto* b = dynamic_cast<GpuBuffer*>(t.buffer);
-    require(b != nullptr, std::string(what) + ": the tensor is not in this backend's memory");
+    require(b != nullptr, [what] { return std::string(what) + ": the tensor is not in this backend's memory"; });
     return *b;
 }
 
@@ -114,20 +114,22 @@ std::byte* device_data(const Tensor& t, const char* what) {
     // A strided view (column_range) ends with the elements of its last row, not a whole row stride after them.
     const size_t extent =
         t.rows > 0 ? static_cast<size_t>(t.rows - 1) * t.row_stride + gguf::row_bytes(t.type, t.cols) : 0;
-    require(t.offset + extent <= t.buffer->size(), std::string(what) + ": the tensor runs past the end of its buffer");
+    require(t.offset + extent <= t.buffer->size(),
+            [what] { return std::string(what) + ": the tensor runs past the end of its buffer"; });
     return gpu_buffer(t, what).device() + t.offset;
 }
 
 gpu_kernels::Rows f32_rows(const Tensor& t, const char* what) {
-    require(t.type == gguf::TensorType::F32, std::string(what) + " must be f32");
-    require(t.row_stride % 4 == 0, std::string(what) + ": row stride is not a whole number of floats");
+    require(t.type == gguf::TensorType::F32, [what] { return std::string(what) + " must be f32"; });
+    require(t.row_stride % 4 == 0, [what] { return std::string(what) + ": row stride is not a whole number of floats"; });
     return {reinterpret_cast<float*>(device_data(t, what)), t.rows, t.cols, static_cast<int64_t>(t.row_stride / 4)};
 }
 
 gpu_kernels::Weights weights_of(const Tensor& t, const char* what) {
-    require(gpu_kernels::weight_type_supported(static_cast<uint32_t>(t.type)),
-            std::string(what) + ": weight type " + std::string(gguf::traits(t.type).name) +
-                " is not supported by this backend");
+    require(gpu_kernels::weight_type_supported(static_cast<uint32_t>(t.type)), [&] {
+        return std::string(what) + ": weight type " + std::string(gguf::traits(t.type).name) +
+               " is not supported by this backend";
+    });
     return {static_cast<uint32_t>(t.type), reinterpret_cast<const uint8_t*>(device_data(t, what)), t.rows, t.cols,
             t.row_stride};
 }

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "backend/backend_require.h"
 #include "backend/hip/gpu_backend.h"
 
 namespace ember::gpu_backend {
@@ -65,8 +66,9 @@ private:
 
 // --- tensor views ----------------------------------------------------------------------------------------------
 
-inline void require(bool ok, const std::string& what) {
-    if (!ok) throw Error(std::string(gpu::kRuntimeName) + " backend: " + what);
+template <RequireMessage Message>
+void require(bool ok, Message&& what) {
+    require_or_throw(ok, gpu::kRuntimeName, [&] { return " backend: " + require_message_text(what); });
 }
 
 GpuBuffer& gpu_buffer(const Tensor& t, const char* what);

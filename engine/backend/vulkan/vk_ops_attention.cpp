@@ -99,8 +99,7 @@ bool is_convert_target(gguf::TensorType t) {
 }  // namespace
 
 void VulkanBackend::convert_rows(const Tensor& x, const Tensor& out, const View* row_map) {
-    require(is_convert_target(out.type),
-            std::string("convert: cannot write ") + type_name(out.type) + " rows");
+    require(is_convert_target(out.type), [&] { return "convert: cannot write " + type_name(out.type) + " rows"; });
     require(out.cols % gguf::traits(out.type).block_size == 0 && x.cols % gguf::traits(x.type).block_size == 0,
             "convert: row length is not a multiple of the block size");
     const View xv = stream_->view(x), ov = stream_->view(out);

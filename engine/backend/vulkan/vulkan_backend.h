@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend/backend_operations.h"
+#include "backend/backend_require.h"
 #include "backend/vulkan/vk_context.h"
 #include "backend/vulkan/vk_pipelines.h"
 #include "backend/vulkan/vk_stream.h"
@@ -188,7 +189,10 @@ private:
 };
 
 // What the Vulkan backend itself cannot do (the arguments passed Backend's checks): "vulkan backend: <what>".
-void require(bool ok, const std::string& what);
+template <RequireMessage Message>
+void require(bool ok, Message&& what) {
+    require_or_throw(ok, "vulkan backend: ", std::forward<Message>(what));
+}
 uint32_t u32(int64_t v);  // throws when a size does not fit the shaders' 32-bit indices
 uint32_t words(size_t bytes);  // a byte stride of an F32 tensor in floats
 // The GGUF name of a type ("q4_0"), which names its shader variants.
