@@ -76,7 +76,8 @@ ChatMessage messageFrom(const QSqlQuery& q) {
 }  // namespace
 
 StorageWorker::StorageWorker(QObject* parent)
-    : QObject(parent), m_connection(QStringLiteral("ember-storage-") + QUuid::createUuid().toString(QUuid::Id128)) {
+    : StorageEvents(parent),
+      m_connection(QStringLiteral("ember-storage-") + QUuid::createUuid().toString(QUuid::Id128)) {
     qRegisterMetaType<ember::desktop::ConversationInfo>();
     qRegisterMetaType<QList<ember::desktop::ConversationInfo>>();
     qRegisterMetaType<ember::desktop::LoadedConversation>();
