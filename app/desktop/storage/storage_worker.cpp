@@ -47,12 +47,14 @@ const QString kConversationColumns =
 
 // A row of kConversationColumns.
 ConversationInfo conversationFrom(const QSqlQuery& q) {
-    return {.id = q.value(0).toString(),
-            .title = q.value(1).toString(),
-            .createdMs = q.value(2).toLongLong(),
-            .updatedMs = q.value(3).toLongLong(),
-            .thinkingEnabled = q.value(4).toBool(),
-            .activeLeaf = q.value(5).toString()};
+    ConversationInfo c;
+    c.id = q.value(0).toString();
+    c.title = q.value(1).toString();
+    c.createdMs = q.value(2).toLongLong();
+    c.updatedMs = q.value(3).toLongLong();
+    c.thinkingEnabled = q.value(4).toBool();
+    c.activeLeaf = q.value(5).toString();
+    return c;
 }
 
 const QString kMessageColumns = QStringLiteral(
