@@ -2,6 +2,7 @@
 // ember-cli template: renders a conversation through a chat template and prints the prompt exactly.
 //   ember-cli template [-m FILE] --messages CONV.json [--template FILE] [--bos-token S] [--eos-token S]
 //                      [--no-generation-prompt] [--now YYYY-MM-DDTHH:MM:SS]
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -9,6 +10,8 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "cli_commands.h"
 #include "ember/chat.h"
@@ -59,25 +62,18 @@ std::chrono::local_seconds parse_now(const std::string& text) {
 int run_template(const Args& args) {
     std::optional<std::string> model, messages_path, template_path, bos, eos, now;
     bool generation_prompt = true;
+    // The options that take a value, and where it goes.
+    const std::pair<std::string_view, std::optional<std::string>*> value_options[] = {
+        {"-m", &model}, {"--model", &model}, {"--messages", &messages_path}, {"--template", &template_path},
+        {"--bos-token", &bos}, {"--eos-token", &eos}, {"--now", &now}};
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
-        auto value = [&]() -> std::string {
+        const auto option = std::find_if(std::begin(value_options), std::end(value_options),
+                                         [&](const auto& o) { return o.first == a; });
+        if (option != std::end(value_options)) {
             if (i + 1 >= args.size()) throw Error("template: " + a + " needs a value");
-            return args[++i];
-        };
-        if (a == "-m" || a == "--model")
-            model = value();
-        else if (a == "--messages")
-            messages_path = value();
-        else if (a == "--template")
-            template_path = value();
-        else if (a == "--bos-token")
-            bos = value();
-        else if (a == "--eos-token")
-            eos = value();
-        else if (a == "--now")
-            now = value();
-        else if (a == "--no-generation-prompt")
+            *option->second = args[++i];
+        } else if (a == "--no-generation-prompt")
             generation_prompt = false;
         else if (a == "-h" || a == "--help") {
             std::cout << kUsage;

@@ -4,6 +4,7 @@
 #include "ember/error.h"
 #include "ember/vision.h"
 
+#include "byte_size_text.h"
 #include "gguf_draft_report.h"
 
 #include <algorithm>
@@ -92,19 +93,6 @@ std::map<std::string, TypeTotal> totals_by_type(const gguf::File& file) {
         total.elements += static_cast<uint64_t>(t.n_elements());
     }
     return totals;
-}
-
-std::string human_bytes(uint64_t n) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = static_cast<double>(n);
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        ++u;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
-    return buf;
 }
 
 // Text from the file as it may reach a terminal: C0 and C1 control characters, DEL and bytes that are not

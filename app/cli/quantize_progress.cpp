@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "quantize_progress.h"
 
+#include "byte_size_text.h"
+
 #include <unistd.h>
 
 namespace ember::cli::quantize {
@@ -18,19 +20,6 @@ std::string clock_text(double seconds) {
 double bits_per_weight(const TypeTotals& t) { return t.weights ? 8.0 * static_cast<double>(t.bytes) / t.weights : 0; }
 
 }  // namespace
-
-std::string human_bytes(uint64_t bytes) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = static_cast<double>(bytes);
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        ++u;
-    }
-    char text[32];
-    std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
-    return text;
-}
 
 Progress::Progress(uint64_t total_weights, std::FILE* out)
     : total_(total_weights), out_(out), tty_(isatty(fileno(out)) != 0), start_(std::chrono::steady_clock::now()),

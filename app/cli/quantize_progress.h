@@ -41,6 +41,4 @@ struct TypeTotals {
 void print_summary(std::FILE* out, const std::map<std::string, TypeTotals>& by_type, const TypeTotals& input,
                    double seconds);
 
-std::string human_bytes(uint64_t bytes);
-
 }  // namespace ember::cli::quantize

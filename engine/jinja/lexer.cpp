@@ -3,6 +3,7 @@
 #include "jinja/lexer.h"
 
 #include <charconv>
+#include <utility>
 
 #include "jinja/unicode.h"
 
@@ -415,17 +416,13 @@ private:
                     out += '\v';
                     break;
                 case 'x':
-                    unicode::append(out, hex_escape(j, 2));
-                    j += 2;
-                    break;
                 case 'u':
-                    unicode::append(out, hex_escape(j, 4));
-                    j += 4;
+                case 'U': {
+                    const int digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+                    unicode::append(out, hex_escape(j, digits));
+                    j += digits;
                     break;
-                case 'U':
-                    unicode::append(out, hex_escape(j, 8));
-                    j += 8;
-                    break;
+                }
                 case 'N':
                     error(j - 2, "named unicode escapes (\\N{...}) are not supported");
                 default:
@@ -477,30 +474,22 @@ std::vector<Token> tokenize(std::string_view source) {
 }
 
 std::string describe(const Token& t) {
-    switch (t.type) {
-        case Tok::data:
-            return "template data";
-        case Tok::var_begin:
-            return "begin of print statement";
-        case Tok::var_end:
-            return "end of print statement";
-        case Tok::block_begin:
-            return "begin of statement block";
-        case Tok::block_end:
-            return "end of statement block";
-        case Tok::name:
-            return "name '" + t.text + "'";
-        case Tok::string:
-            return "string";
-        case Tok::integer:
-            return "integer";
-        case Tok::floating:
-            return "float";
-        case Tok::op:
-            return "'" + t.text + "'";
-        case Tok::eof:
-            return "end of template";
-    }
+    if (t.type == Tok::name) return "name '" + t.text + "'";
+    if (t.type == Tok::op) return "'" + t.text + "'";
+    // jinja2's words for the token types whose text does not matter.
+    static constexpr std::pair<Tok, std::string_view> kTokenWords[] = {
+        {Tok::data, "template data"},
+        {Tok::var_begin, "begin of print statement"},
+        {Tok::var_end, "end of print statement"},
+        {Tok::block_begin, "begin of statement block"},
+        {Tok::block_end, "end of statement block"},
+        {Tok::string, "string"},
+        {Tok::integer, "integer"},
+        {Tok::floating, "float"},
+        {Tok::eof, "end of template"},
+    };
+    for (const auto& [type, words] : kTokenWords)
+        if (type == t.type) return std::string(words);
     return "token";
 }
 

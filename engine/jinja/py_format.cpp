@@ -2,6 +2,7 @@
 // Python's two string formatting languages as far as templates use them: printf-style ("%s: %5.2f" % (a, b),
 // the format filter) and str.format ("{} {name!r:>10}").
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -52,6 +53,14 @@ std::string pad(std::string s, const Spec& spec, char default_align, Budget& bud
     return repeat(missing) + s;
 }
 
+// printf-style %s, %r and %a: padded with spaces whatever the fill, and '=' (after the sign) reads as '>'.
+std::string pad_as_text(std::string s, const Spec& spec, Budget& budget) {
+    Spec plain = spec;
+    plain.fill = ' ';
+    if (plain.align == '=') plain.align = '>';
+    return pad(std::move(s), plain, '>', budget);
+}
+
 std::string group_digits(const std::string& digits, char sep, size_t every) {
     std::string out;
     const size_t n = digits.size();
@@ -72,24 +81,9 @@ std::string sign_prefix(bool negative, char sign) {
 std::string format_int(int64_t value, const Spec& spec) {
     const bool negative = value < 0;
     const uint64_t magnitude = negative ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
-    int base = 10;
-    std::string prefix;
-    switch (spec.type) {
-        case 'b':
-            base = 2, prefix = "0b";
-            break;
-        case 'o':
-            base = 8, prefix = "0o";
-            break;
-        case 'x':
-            base = 16, prefix = "0x";
-            break;
-        case 'X':
-            base = 16, prefix = "0X";
-            break;
-        default:
-            break;
-    }
+    const char t = spec.type;
+    const int base = t == 'b' ? 2 : t == 'o' ? 8 : (t == 'x' || t == 'X') ? 16 : 10;
+    const std::string prefix = base == 10 ? "" : std::string("0") + t;  // 0b, 0o, 0x, 0X
     std::string digits;
     uint64_t m = magnitude;
     do {
@@ -101,29 +95,21 @@ std::string format_int(int64_t value, const Spec& spec) {
     return sign_prefix(negative, spec.sign) + (spec.alternate ? prefix : "") + digits;
 }
 
+// printf's e, g or f conversion (any other conv prints as f); E, G and F print the same with the letters (the
+// exponent's e, inf, nan) in upper case, as printf does.
 std::string printf_float(double v, int precision, char conv, bool alternate) {
+    const char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(conv)));
     char buf[512];
-    switch (conv) {
-        case 'e':
-            std::snprintf(buf, sizeof buf, alternate ? "%#.*e" : "%.*e", precision, v);
-            break;
-        case 'E':
-            std::snprintf(buf, sizeof buf, alternate ? "%#.*E" : "%.*E", precision, v);
-            break;
-        case 'g':
-            std::snprintf(buf, sizeof buf, alternate ? "%#.*g" : "%.*g", precision, v);
-            break;
-        case 'G':
-            std::snprintf(buf, sizeof buf, alternate ? "%#.*G" : "%.*G", precision, v);
-            break;
-        case 'F':
-            std::snprintf(buf, sizeof buf, alternate ? "%#.*F" : "%.*F", precision, v);
-            break;
-        default:
-            std::snprintf(buf, sizeof buf, alternate ? "%#.*f" : "%.*f", precision, v);
-            break;
-    }
-    return buf;
+    if (lower == 'e')
+        std::snprintf(buf, sizeof buf, alternate ? "%#.*e" : "%.*e", precision, v);
+    else if (lower == 'g')
+        std::snprintf(buf, sizeof buf, alternate ? "%#.*g" : "%.*g", precision, v);
+    else
+        std::snprintf(buf, sizeof buf, alternate ? "%#.*f" : "%.*f", precision, v);
+    std::string text = buf;
+    if (conv == 'E' || conv == 'G' || conv == 'F')
+        for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return text;
 }
 
 std::string format_float(double value, const Spec& spec, char type) {
@@ -324,20 +310,14 @@ std::string percent_format(const std::string& format, const Value& args, Budget&
                     if (static_cast<size_t>(spec.precision) + 1 < b.size())
                         s = s.substr(0, b[static_cast<size_t>(spec.precision)]);
                 }
-                Spec plain = spec;
-                plain.fill = ' ';
-                if (plain.align == '=') plain.align = '>';
-                piece = pad(std::move(s), plain, '>', budget);
+                piece = pad_as_text(std::move(s), spec, budget);
                 break;
             }
             case 'r':
             case 'a': {
                 std::string s;
                 append_repr(s, value, budget);
-                Spec plain = spec;
-                plain.fill = ' ';
-                if (plain.align == '=') plain.align = '>';
-                piece = pad(std::move(s), plain, '>', budget);
+                piece = pad_as_text(std::move(s), spec, budget);
                 break;
             }
             case 'd':

@@ -161,13 +161,7 @@ TEST(MessageBlockModel, StoredMessageWithImages) {
 }
 
 ChatMessage msg(const QString& id, const QString& parent, const QString& role, qint64 created) {
-    ChatMessage m;
-    m.id = id;
-    m.parentId = parent;
-    m.role = role;
-    m.content = id;
-    m.createdMs = created;
-    return m;
+    return {.id = id, .parentId = parent, .role = role, .content = id, .createdMs = created};
 }
 
 TEST(ConversationTree, RegenerateAndEditKeepOldBranchesReachable) {
@@ -193,12 +187,7 @@ TEST(ConversationTree, RegenerateAndEditKeepOldBranchesReachable) {
 }
 
 ConversationInfo conv(const QString& id, const QString& title, qint64 updated) {
-    ConversationInfo c;
-    c.id = id;
-    c.title = title;
-    c.createdMs = updated;
-    c.updatedMs = updated;
-    return c;
+    return {.id = id, .title = title, .createdMs = updated, .updatedMs = updated};
 }
 
 TEST(ConversationListModel, NewestFirstUpsertMovesToTopRemove) {

@@ -39,14 +39,19 @@ std::string lower(std::string s) {
     return s;
 }
 
-class Dequantize : public testing::TestWithParam<TensorType> {};
-
-TEST_P(Dequantize, MatchesTheReferenceBitForBit) {
+// A test of one reference type, whose fixture files are named after the type in lower case.
+class ReferenceTypeTest : public testing::TestWithParam<TensorType> {
+protected:
     const TensorType type = GetParam();
     const std::string name = lower(name_of(type));
+    const ember::gguf::TypeTraits& traits = ember::gguf::traits(type);
+};
+
+class Dequantize : public ReferenceTypeTest {};
+
+TEST_P(Dequantize, MatchesTheReferenceBitForBit) {
     const std::vector<uint8_t> blocks = read_bytes("dequant/" + name + ".blocks");
     const std::vector<float> expected = read_floats("dequant/" + name + ".f32");
-    const auto& traits = ember::gguf::traits(type);
     const int64_t n = static_cast<int64_t>(blocks.size() / traits.block_bytes) * traits.block_size;
     ASSERT_EQ(static_cast<size_t>(n), expected.size());
     ASSERT_TRUE(ember::quant::can_dequantize(type));
@@ -69,14 +74,11 @@ INSTANTIATE_TEST_SUITE_P(
     testing::ValuesIn(ember::test::kReferenceTypes),
     [](const auto& param_info) { return name_of(param_info.param); });
 
-class Quantize : public testing::TestWithParam<TensorType> {};
+class Quantize : public ReferenceTypeTest {};
 
 TEST_P(Quantize, MatchesTheReferenceBitForBit) {
-    const TensorType type = GetParam();
-    const std::string name = lower(name_of(type));
     const std::vector<float> input = read_floats("quant/" + name + ".input.f32");
     const std::vector<uint8_t> expected = read_bytes("quant/" + name + ".blocks");
-    const auto& traits = ember::gguf::traits(type);
     const auto n = static_cast<int64_t>(input.size());
     ASSERT_EQ(ember::gguf::row_bytes(type, n), expected.size());
     ASSERT_TRUE(ember::quant::can_quantize(type));

@@ -278,34 +278,26 @@ void ModelManager::onJobFinished(const QString& catalogId, bool ok) {
         [this, catalogId, modelPath, ok](const LibraryResult&) { Q_EMIT downloadFinished(catalogId, modelPath, ok); });
 }
 
-void ModelManager::pauseDownload(const QString& catalogId) {
+models::DownloadJob* ModelManager::showDownloadState(const QString& catalogId, const QString& state) {
     models::DownloadJob* job = m_jobs.value(catalogId);
     const DownloadRow* current = m_downloads.row(catalogId);
-    if (!job || !current) return;
+    if (!job || !current) return nullptr;
     DownloadRow r = *current;
-    r.state = QStringLiteral("paused");
+    r.state = state;
     m_downloads.upsert(r);
-    job->pause();
+    return job;
+}
+
+void ModelManager::pauseDownload(const QString& catalogId) {
+    if (models::DownloadJob* job = showDownloadState(catalogId, QStringLiteral("paused"))) job->pause();
 }
 
 void ModelManager::resumeDownload(const QString& catalogId) {
-    models::DownloadJob* job = m_jobs.value(catalogId);
-    const DownloadRow* current = m_downloads.row(catalogId);
-    if (!job || !current) return;
-    DownloadRow r = *current;
-    r.state = QStringLiteral("running");
-    m_downloads.upsert(r);
-    job->resume();
+    if (models::DownloadJob* job = showDownloadState(catalogId, QStringLiteral("running"))) job->resume();
 }
 
 void ModelManager::cancelDownload(const QString& catalogId) {
-    models::DownloadJob* job = m_jobs.value(catalogId);
-    const DownloadRow* current = m_downloads.row(catalogId);
-    if (!job || !current) return;
-    DownloadRow r = *current;
-    r.state = QStringLiteral("cancelled");
-    m_downloads.upsert(r);
-    job->cancel();
+    if (models::DownloadJob* job = showDownloadState(catalogId, QStringLiteral("cancelled"))) job->cancel();
 }
 
 void ModelManager::clearDownload(const QString& catalogId) {

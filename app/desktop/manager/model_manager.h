@@ -88,6 +88,8 @@ private:
     void mutateLibrary(std::function<bool(models::Library&, LibraryResult&)> change,
                        std::function<void(const LibraryResult&)> done = {});
     void onJobFinished(const QString& catalogId, bool ok);
+    // Sets the listed state of a running job's row; the job, or nullptr when there is no such job or row.
+    models::DownloadJob* showDownloadState(const QString& catalogId, const QString& state);
     void updateCatalogState();
     void setNotice(const QString& notice);
 

@@ -3,20 +3,12 @@
 
 namespace ember::desktop {
 
-ConversationStore::ConversationStore(QObject* parent) : QObject(parent), m_worker(new StorageWorker) {
+ConversationStore::ConversationStore(QObject* parent) : StorageEvents(parent), m_worker(new StorageWorker) {
     m_thread.setObjectName(QStringLiteral("ember-storage"));
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-    connect(m_worker, &StorageWorker::opened, this, [this](bool ok, const QString& error) {
-        m_open = ok;
-        Q_EMIT opened(ok, error);
-    });
-    connect(m_worker, &StorageWorker::readOnly, this, &ConversationStore::readOnly);
-    connect(m_worker, &StorageWorker::recovered, this, &ConversationStore::recovered);
-    connect(m_worker, &StorageWorker::listed, this, &ConversationStore::listed);
-    connect(m_worker, &StorageWorker::loaded, this, &ConversationStore::loaded);
-    connect(m_worker, &StorageWorker::messageSaved, this, &ConversationStore::messageSaved);
-    connect(m_worker, &StorageWorker::failed, this, &ConversationStore::failed);
+    connect(m_worker, &StorageEvents::opened, this, [this](bool ok) { m_open = ok; });  // before it is forwarded
+    forwardFrom(m_worker);
     m_thread.start();
 }
 

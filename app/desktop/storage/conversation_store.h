@@ -11,7 +11,7 @@
 
 namespace ember::desktop {
 
-class ConversationStore : public QObject {
+class ConversationStore : public StorageEvents {
     Q_OBJECT
 public:
     explicit ConversationStore(QObject* parent = nullptr);
@@ -25,15 +25,6 @@ public:
     quint64 loadConversation(const QString& id);
     bool isOpen() const { return m_open; }
     QString path() const { return m_path; }
-
-Q_SIGNALS:
-    void readOnly(const QString& reason);                            // see StorageWorker
-    void recovered(const QString& movedTo, const QString& summary);  // see StorageWorker
-    void opened(bool ok, const QString& error);
-    void listed(quint64 request, const QList<ember::desktop::ConversationInfo>& conversations);
-    void loaded(quint64 request, const ember::desktop::LoadedConversation& conversation);
-    void messageSaved(const QString& messageId, const QString& state, int contentLength);
-    void failed(const QString& error);
 
 private:
     template <typename F>

@@ -42,6 +42,10 @@ QVariantMap statsFromJson(const QString& json) {
     return QJsonDocument::fromJson(json.toUtf8()).object().toVariantMap();
 }
 
+const QString kConversationColumns =
+    QStringLiteral("c.id, c.title, c.created_at, c.updated_at, c.thinking_enabled, c.active_leaf");
+
+// A row of kConversationColumns.
 ConversationInfo conversationFrom(const QSqlQuery& q) {
     ConversationInfo c;
     c.id = q.value(0).toString();
@@ -53,13 +57,29 @@ ConversationInfo conversationFrom(const QSqlQuery& q) {
     return c;
 }
 
-const QString kConversationColumns =
-    QStringLiteral("c.id, c.title, c.created_at, c.updated_at, c.thinking_enabled, c.active_leaf");
+const QString kMessageColumns = QStringLiteral(
+    "id, parent_id, role, content, reasoning, state, error, stats, thinking_ms, created_at, model");
+
+// A row of kMessageColumns, without its attachments.
+ChatMessage messageFrom(const QSqlQuery& q) {
+    return {.id = q.value(0).toString(),
+            .parentId = q.value(1).toString(),
+            .role = q.value(2).toString(),
+            .content = q.value(3).toString(),
+            .reasoning = q.value(4).toString(),
+            .state = q.value(5).toString(),
+            .error = q.value(6).toString(),
+            .stats = statsFromJson(q.value(7).toString()),
+            .thinkingMs = q.value(8).toLongLong(),
+            .createdMs = q.value(9).toLongLong(),
+            .model = q.value(10).toString()};
+}
 
 }  // namespace
 
 StorageWorker::StorageWorker(QObject* parent)
-    : QObject(parent), m_connection(QStringLiteral("ember-storage-") + QUuid::createUuid().toString(QUuid::Id128)) {
+    : StorageEvents(parent),
+      m_connection(QStringLiteral("ember-storage-") + QUuid::createUuid().toString(QUuid::Id128)) {
     qRegisterMetaType<ember::desktop::ConversationInfo>();
     qRegisterMetaType<QList<ember::desktop::ConversationInfo>>();
     qRegisterMetaType<ember::desktop::LoadedConversation>();
@@ -335,24 +355,13 @@ void StorageWorker::loadConversation(quint64 request, const QString& id) {
     out.info = conversationFrom(q);
 
     QSqlQuery qm(db);
-    qm.prepare(QStringLiteral("SELECT id, parent_id, role, content, reasoning, state, created_at, stats, thinking_ms, "
-                              "error, model FROM messages WHERE conversation_id = ? ORDER BY created_at, rowid"));
+    qm.prepare(QStringLiteral("SELECT ") + kMessageColumns +
+               QStringLiteral(" FROM messages WHERE conversation_id = ? ORDER BY created_at, rowid"));
     qm.addBindValue(id);
     if (!qm.exec()) fail(QStringLiteral("loading conversation ") + id, qm.lastError().text());
     QHash<QString, qsizetype> index;
     while (qm.next()) {
-        ChatMessage m;
-        m.id = qm.value(0).toString();
-        m.parentId = qm.value(1).toString();
-        m.role = qm.value(2).toString();
-        m.content = qm.value(3).toString();
-        m.reasoning = qm.value(4).toString();
-        m.state = qm.value(5).toString();
-        m.createdMs = qm.value(6).toLongLong();
-        m.stats = statsFromJson(qm.value(7).toString());
-        m.thinkingMs = qm.value(8).toLongLong();
-        m.error = qm.value(9).toString();
-        m.model = qm.value(10).toString();
+        const ChatMessage m = messageFrom(qm);
         index.insert(m.id, out.messages.size());
         out.messages.append(m);
     }

@@ -4,26 +4,15 @@
 // process leaves behind is every save that completed.
 #pragma once
 
-#include <QHash>
-#include <QImage>
-#include <QList>
-#include <QObject>
 #include <QSqlDatabase>
 
-#include "chat/chat_message.h"
+#include "storage_events.h"
 
 namespace ember::desktop {
 
-struct LoadedConversation {
-    bool found = false;
-    ConversationInfo info;
-    QList<ChatMessage> messages;        // in creation order
-    QHash<QString, QImage> thumbnails;  // attachment id -> scaled image, decoded here and not on the GUI thread
-};
-
 inline constexpr int kThumbnailSize = 512;
 
-class StorageWorker : public QObject {
+class StorageWorker : public StorageEvents {
     Q_OBJECT
 public:
     explicit StorageWorker(QObject* parent = nullptr);
@@ -36,18 +25,6 @@ public:
     void deleteConversation(const QString& id);
     void listConversations(quint64 request, const QString& filter);
     void loadConversation(quint64 request, const QString& id);
-
-Q_SIGNALS:
-    // Before opened: the history opened read-only (a read-only file or folder); `reason` says why. Saves are then
-    // skipped: the GUI says that new chats will not be kept.
-    void readOnly(const QString& reason);
-    // Before opened: the file was damaged, moved to `movedTo`, and `summary` says what was recovered from it.
-    void recovered(const QString& movedTo, const QString& summary);
-    void opened(bool ok, const QString& error);
-    void listed(quint64 request, const QList<ember::desktop::ConversationInfo>& conversations);
-    void loaded(quint64 request, const ember::desktop::LoadedConversation& conversation);
-    void messageSaved(const QString& messageId, const QString& state, int contentLength);
-    void failed(const QString& error);
 
 private:
     bool ready();
@@ -64,5 +41,3 @@ private:
 };
 
 }  // namespace ember::desktop
-
-Q_DECLARE_METATYPE(ember::desktop::LoadedConversation)
