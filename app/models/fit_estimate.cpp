@@ -29,12 +29,13 @@ FitInput fit_input(const ModelFacts& model, uint64_t context, uint64_t projector
     in.weight_bytes = model.weight_bytes;
     in.draft_weight_bytes = model.draft_bytes;
     in.projector_bytes = projector_bytes;
-    in.kv_bytes_per_position = model.kv_bytes_per_position;
-    in.sliding_kv_bytes_per_position = model.sliding_kv_bytes_per_position;
+    const MemoryShape& shape = model.memory;
+    in.kv_bytes_per_position = shape.kv_bytes_per_position;
+    in.sliding_kv_bytes_per_position = shape.sliding_kv_bytes_per_position;
     in.sliding_kv_positions = static_cast<uint64_t>(gguf::sliding_window_cache_rows(
-        model.sliding_window, static_cast<int64_t>(std::min<uint64_t>(context, INT64_MAX))));
-    in.draft_kv_bytes_per_position = model.draft_kv_bytes_per_position;
-    in.recurrent_state_bytes = model.recurrent_state_bytes;
+        shape.sliding_window, static_cast<int64_t>(std::min<uint64_t>(context, INT64_MAX)), shape.max_batch));
+    in.draft_kv_bytes_per_position = shape.draft_kv_bytes_per_position;
+    in.recurrent_state_bytes = shape.recurrent_state_bytes;
     uint32_t draft_tokens = 0;
     if (model.drafted)
         draft_tokens = model.draft_block_size > 1 ? model.draft_block_size - 1 : 0;

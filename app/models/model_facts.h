@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // What the model manager needs to know about a GGUF file, read from its metadata and tensor table: quant types,
-// context length, capabilities, and the shape facts the memory estimate uses (KV layers, recurrent state, draft).
+// context length, capabilities, and the memory shape the fit estimate uses (the engine's read_memory_shape).
 //
 // Qt-free so that the fit estimate can be tested with plain numbers. It never reads tensor data and never loads a
 // model; it only looks at what ember::gguf::File has already validated.
@@ -12,9 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace ember::gguf {
-class File;
-}
+#include "ember/model_info.h"
 
 namespace ember::models {
 
@@ -36,21 +34,15 @@ struct ModelFacts {
     bool chat_template = false;      // tokenizer.chat_template present
     bool thinking_template = false;  // the embedded template opens a <think> block
 
-    // Memory shape, per sequence.
-    uint32_t kv_layers = 0;                    // layers that keep a KV cache (trunk attention layers + MTP layers)
-    uint64_t kv_bytes_per_position = 0;        // at f16, all KV layers
-    uint64_t sliding_kv_bytes_per_position = 0;  // the part of it in sliding-window layers, which keep only
-    int64_t sliding_window = 0;                  // this many positions (plus a batch: fit_estimate.cpp)
-    uint32_t recurrent_layers = 0;             // Gated-DeltaNet / SSM layers
-    uint64_t recurrent_state_bytes = 0;        // conv + SSM state of all recurrent layers, fp32
-    uint64_t draft_kv_bytes_per_position = 0;  // the DFlash draft's own KV cache, at f16
+    // Per sequence, from the keys the shape depends on; all zero for an architecture the engine does not run.
+    MemoryShape memory;
 
     // The quant type holding most weight bytes, or "" for a file without tensors.
     std::string main_quant() const { return quant_types.empty() ? std::string() : quant_types.front().first; }
 };
 
 // Reads the facts from an opened (and therefore validated) file. Throws ember::Error naming the file and key
-// when a key the architecture needs has the wrong type or an impossible value.
+// when a key the memory shape needs is missing, has the wrong type or an impossible value.
 ModelFacts read_model_facts(const ember::gguf::File& file);
 
 // True when a Jinja chat template opens a reasoning block (<think>), as Qwen3-style thinking templates do.

@@ -24,9 +24,6 @@ int64_t positive(const gguf::File& file, const std::string& key, int64_t value, 
 void read_gemma3_hparams(const gguf::File& file, TransformerHParams& hp) {
     const std::string p = hp.arch + ".";
     hp.embedding_scale = std::sqrt(static_cast<float>(hp.n_embd));
-    const gguf::SlidingWindowLayout layout = gguf::read_sliding_window(file, hp.arch, hp.n_layer);
-    hp.sliding_window = layout.window;
-    hp.local_layers = layout.local_layers;
     hp.rope_local.freq_base = 10000.0f;
     hp.rope_local.freq_scale = 1.0f;
     const int64_t pre_attn_scalar = hp.n_layer == 62 ? hp.n_embd / hp.n_head : hp.head_dim;
@@ -49,14 +46,13 @@ YarnScaling read_yarn(const gguf::File& file, const std::string& p, const std::s
     return yarn;
 }
 
-}  // namespace
-
-TransformerHParams read_transformer_hparams(const gguf::File& file, const std::string& arch, RopeMode rope_mode) {
-    TransformerHParams hp;
-    hp.arch = arch;
-    const std::string p = arch + ".";
-    hp.n_embd = positive(file, p + "embedding_length", file.get_int(p + "embedding_length"));
+// The keys of the shape: layers, widths, heads, feed-forward and experts, the sliding window. With
+// RequiredKeys::for_memory_shape, a feed-forward or expert key that is missing reads as 0.
+void read_transformer_shape(const gguf::File& file, TransformerHParams& hp, RequiredKeys required) {
+    const std::string p = hp.arch + ".";
+    auto wanted = [&](const std::string& key) { return required == RequiredKeys::for_loading || file.has(key); };
     hp.n_layer = positive(file, p + "block_count", file.get_int(p + "block_count"), 4096);
+    hp.n_embd = positive(file, p + "embedding_length", file.get_int(p + "embedding_length"));
     hp.n_head = positive(file, p + "attention.head_count", file.get_int(p + "attention.head_count"), 4096);
     hp.n_head_kv = positive(file, p + "attention.head_count_kv",
                             file.get_int(p + "attention.head_count_kv", hp.n_head), 4096);
@@ -65,15 +61,19 @@ TransformerHParams read_transformer_hparams(const gguf::File& file, const std::s
             "is " + std::to_string(hp.n_head_kv) + ", which does not divide the head count " +
                 std::to_string(hp.n_head));
     // Mixture-of-experts files may leave the dense width out (none of their layers uses it).
-    if (!file.has(p + "expert_count") || file.has(p + "feed_forward_length"))
+    const bool moe = file.has(p + "expert_count");
+    if (file.has(p + "feed_forward_length") || (!moe && wanted(p + "feed_forward_length")))
         hp.n_ff = positive(file, p + "feed_forward_length", file.get_int(p + "feed_forward_length"));
-    if (file.has(p + "expert_count")) {
+    if (moe) {
         // The backends' routing takes up to 12288 experts and 64 per token (Backend::moe_route).
         hp.n_expert = positive(file, p + "expert_count", file.get_int(p + "expert_count"), 12288);
-        hp.n_expert_used = positive(file, p + "expert_used_count", file.get_int(p + "expert_used_count"), 64);
+        if (wanted(p + "expert_used_count"))
+            hp.n_expert_used = positive(file, p + "expert_used_count", file.get_int(p + "expert_used_count"), 64);
         if (hp.n_expert_used > hp.n_expert)
             bad(file, p + "expert_used_count", "is larger than expert_count " + std::to_string(hp.n_expert));
-        hp.n_ff_exp = positive(file, p + "expert_feed_forward_length", file.get_int(p + "expert_feed_forward_length"));
+        if (wanted(p + "expert_feed_forward_length"))
+            hp.n_ff_exp =
+                positive(file, p + "expert_feed_forward_length", file.get_int(p + "expert_feed_forward_length"));
     }
     hp.n_ctx_train = positive(file, p + "context_length", file.get_int(p + "context_length", 4096));
     if (hp.n_embd % hp.n_head != 0 && !file.has(p + "attention.key_length"))
@@ -82,9 +82,13 @@ TransformerHParams read_transformer_hparams(const gguf::File& file, const std::s
                            file.get_int(p + "attention.key_length", hp.n_embd / hp.n_head), 1024);
     hp.head_dim_v = positive(file, p + "attention.value_length",
                              file.get_int(p + "attention.value_length", hp.head_dim), 1024);
-    hp.rms_eps = static_cast<float>(file.get_float(p + "attention.layer_norm_rms_epsilon", 1e-5));
-    if (!(hp.rms_eps > 0.0f)) bad(file, p + "attention.layer_norm_rms_epsilon", "must be positive");
+    const gguf::SlidingWindowLayout layout = gguf::read_sliding_window(file, hp.arch, hp.n_layer);
+    hp.sliding_window = layout.window;
+    hp.local_layers = layout.local_layers;
+}
 
+void read_rope(const gguf::File& file, TransformerHParams& hp, RopeMode rope_mode) {
+    const std::string p = hp.arch + ".";
     hp.rope.mode = rope_mode;
     hp.rope.n_rot = static_cast<int>(file.get_int(p + "rope.dimension_count", hp.head_dim));
     if (hp.rope.n_rot <= 0 || hp.rope.n_rot > hp.head_dim || hp.rope.n_rot % 2 != 0)
@@ -98,18 +102,27 @@ TransformerHParams read_transformer_hparams(const gguf::File& file, const std::s
         if (!(factor > 0.0)) bad(file, p + "rope.scaling.factor", "must be positive");
         hp.rope.freq_scale = static_cast<float>(1.0 / factor);
     } else if (scaling == "yarn") {
-        hp.yarn = read_yarn(file, p, arch);
+        hp.yarn = read_yarn(file, p, hp.arch);
     } else if (scaling != "none" && scaling != "llama3") {
         // llama3 scaling arrives as the rope_freqs.weight tensor.
         bad(file, p + "rope.scaling.type", "is '" + scaling + "' (supported: none, linear, llama3, yarn)");
     }
     hp.rope_local = hp.rope;
+}
+
+}  // namespace
+
+TransformerHParams read_transformer_hparams(const gguf::File& file, const std::string& arch, RopeMode rope_mode,
+                                            RequiredKeys required) {
+    TransformerHParams hp;
+    hp.arch = arch;
+    read_transformer_shape(file, hp, required);
+    if (required == RequiredKeys::for_memory_shape) return hp;
+    const std::string p = arch + ".";
+    hp.rms_eps = static_cast<float>(file.get_float(p + "attention.layer_norm_rms_epsilon", 1e-5));
+    if (!(hp.rms_eps > 0.0f)) bad(file, p + "attention.layer_norm_rms_epsilon", "must be positive");
+    read_rope(file, hp, rope_mode);
     if (arch == "gemma3") read_gemma3_hparams(file, hp);
-    if (arch == "gpt-oss") {
-        const gguf::SlidingWindowLayout layout = gguf::read_sliding_window(file, hp.arch, hp.n_layer);
-        hp.sliding_window = layout.window;
-        hp.local_layers = layout.local_layers;
-    }
     return hp;
 }
 

@@ -54,7 +54,13 @@ struct TransformerHParams : ModelShape {
     }
 };
 
-// Reads the keys every decoder-only transformer has. Throws ember::Error naming the file and key.
-TransformerHParams read_transformer_hparams(const gguf::File& file, const std::string& arch, RopeMode rope_mode);
+// Reads the keys every decoder-only transformer has. Throws ember::Error naming the file and key. With
+// RequiredKeys::for_memory_shape it reads only the shape (no norms, RoPE or attention scale), and a feed-forward
+// or expert key that is missing stays 0.
+TransformerHParams read_transformer_hparams(const gguf::File& file, const std::string& arch, RopeMode rope_mode,
+                                            RequiredKeys required = RequiredKeys::for_loading);
+
+// The memory shape of a Llama-family file (its registry entry's reader).
+MemoryShape transformer_memory_shape(const gguf::File& file, const std::string& arch, RequiredKeys required);
 
 }  // namespace ember::model

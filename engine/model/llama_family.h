@@ -8,7 +8,6 @@
 // Wup h) with h = rms_norm(x).
 #pragma once
 
-#include <array>
 #include <optional>
 #include <string_view>
 
@@ -17,10 +16,6 @@
 #include "model/llama_block.h"
 
 namespace ember::model {
-
-// The architectures LlamaFamilyModel loads.
-constexpr std::array<std::string_view, 6> kLlamaFamilyArchitectures = {"llama",   "qwen2",  "qwen3",
-                                                                        "qwen3moe", "gemma3", "gpt-oss"};
 
 class LlamaFamilyModel final : public Model {
 public:

@@ -10,6 +10,7 @@ constexpr const char* kArch = "qwen35moe";
 
 struct Reader {
     const gguf::File& file;
+    RequiredKeys required;
     std::string key(const char* name) const { return std::string(kArch) + "." + name; }
     [[noreturn]] void bad(const std::string& k, const std::string& problem) const {
         throw Error(file.name() + ": key '" + k + "' " + problem);
@@ -22,12 +23,39 @@ struct Reader {
     int64_t positive_or(const char* name, int64_t fallback) const {
         return file.has(key(name)) ? positive(name) : fallback;
     }
+    // A value of key `name`, its type errors reported as the key's.
+    template <class Read>
+    auto read_as(const char* name, Read read) const {
+        try {
+            return read();
+        } catch (const Error& e) {
+            bad(key(name), e.what());
+        }
+    }
+    // A key the memory shape does not depend on: 0 when missing and only the shape is asked for.
+    int64_t positive_for_loading(const char* name, int64_t max = int64_t{1} << 31) const {
+        return required == RequiredKeys::for_loading || file.has(key(name)) ? positive(name, max) : 0;
+    }
 };
+
+void read_norm_and_rope(const Reader& r, Qwen35HParams& hp) {
+    const gguf::File& file = r.file;
+    hp.eps = static_cast<float>(file.get_float(r.key("attention.layer_norm_rms_epsilon"), 1e-6));
+    hp.rope_base = static_cast<float>(file.get_float(r.key("rope.freq_base"), 1e7));
+    hp.n_rot = static_cast<int>(r.positive_or("rope.dimension_count", hp.head_dim));
+    if (hp.n_rot % 2 != 0 || hp.n_rot > hp.head_dim)
+        r.bad(r.key("rope.dimension_count"), "must be even and at most the head size");
+    if (const gguf::Value* sec = file.find(r.key("rope.dimension_sections"))) {
+        const std::vector<int64_t> s = r.read_as("rope.dimension_sections", [&] { return sec->int_array(); });
+        if (s.size() > 4) r.bad(r.key("rope.dimension_sections"), "has more than 4 entries");
+        for (size_t i = 0; i < s.size(); ++i) hp.sections[i] = static_cast<int>(s[i]);
+    }
+}
 
 }  // namespace
 
-Qwen35HParams read_qwen35_hparams(const gguf::File& file) {
-    const Reader r{file};
+Qwen35HParams read_qwen35_hparams(const gguf::File& file, RequiredKeys required) {
+    const Reader r{file, required};
     Qwen35HParams hp;
     hp.n_embd = r.positive("embedding_length");
     hp.block_count = r.positive("block_count", 4096);
@@ -43,45 +71,28 @@ Qwen35HParams read_qwen35_hparams(const gguf::File& file) {
     hp.head_dim = r.positive("attention.key_length", 1024);
     if (r.positive("attention.value_length", 1024) != hp.head_dim)
         r.bad(r.key("attention.value_length"), "differs from attention.key_length");
-    hp.eps = static_cast<float>(file.get_float(r.key("attention.layer_norm_rms_epsilon"), 1e-6));
-    hp.rope_base = static_cast<float>(file.get_float(r.key("rope.freq_base"), 1e7));
-    hp.n_rot = static_cast<int>(r.positive_or("rope.dimension_count", hp.head_dim));
-    if (hp.n_rot % 2 != 0 || hp.n_rot > hp.head_dim)
-        r.bad(r.key("rope.dimension_count"), "must be even and at most the head size");
-    if (const gguf::Value* sec = file.find(r.key("rope.dimension_sections"))) {
-        std::vector<int64_t> s;
-        try {
-            s = sec->int_array();
-        } catch (const Error& e) {
-            r.bad(r.key("rope.dimension_sections"), e.what());
-        }
-        if (s.size() > 4) r.bad(r.key("rope.dimension_sections"), "has more than 4 entries");
-        for (size_t i = 0; i < s.size(); ++i) hp.sections[i] = static_cast<int>(s[i]);
-    }
-    hp.n_expert = r.positive("expert_count", 1 << 16);
-    hp.n_expert_used = r.positive("expert_used_count", 1 << 16);
+    if (required == RequiredKeys::for_loading) read_norm_and_rope(r, hp);
+    hp.n_expert = r.positive_for_loading("expert_count", 1 << 16);
+    hp.n_expert_used = r.positive_for_loading("expert_used_count", 1 << 16);
     if (hp.n_expert_used > hp.n_expert)
         r.bad(r.key("expert_used_count"), "is larger than expert_count " + std::to_string(hp.n_expert));
-    hp.n_ff_exp = r.positive("expert_feed_forward_length");
-    hp.n_ff_shexp = r.positive("expert_shared_feed_forward_length");
+    hp.n_ff_exp = r.positive_for_loading("expert_feed_forward_length");
+    hp.n_ff_shexp = r.positive_for_loading("expert_shared_feed_forward_length");
     hp.conv_kernel = r.positive("ssm.conv_kernel", 64);
     hp.d_k = r.positive("ssm.state_size", 4096);
     hp.h_k = r.positive("ssm.group_count", 4096);
-    hp.h_v = r.positive("ssm.time_step_rank", 4096);
+    hp.h_v = r.positive_for_loading("ssm.time_step_rank", 4096);
     hp.value_dim = r.positive("ssm.inner_size");
-    if (hp.value_dim % hp.h_v != 0 || hp.h_v % hp.h_k != 0)
-        r.bad(r.key("ssm.inner_size"), "is not a multiple of ssm.time_step_rank, or the head counts do not nest");
-    hp.d_v = hp.value_dim / hp.h_v;
+    if (hp.h_v > 0) {
+        if (hp.value_dim % hp.h_v != 0 || hp.h_v % hp.h_k != 0)
+            r.bad(r.key("ssm.inner_size"), "is not a multiple of ssm.time_step_rank, or the head counts do not nest");
+        hp.d_v = hp.value_dim / hp.h_v;
+    }
 
     // Layer pattern: attention.recurrent_layers (one bool per block) or full_attention_interval.
     hp.recurrent.assign(static_cast<size_t>(hp.block_count), false);
     if (const gguf::Value* flags = file.find(r.key("attention.recurrent_layers"))) {
-        std::vector<bool> f;
-        try {
-            f = flags->bool_array();
-        } catch (const Error& e) {
-            r.bad(r.key("attention.recurrent_layers"), e.what());
-        }
+        const std::vector<bool> f = r.read_as("attention.recurrent_layers", [&] { return flags->bool_array(); });
         if (static_cast<int64_t>(f.size()) != hp.block_count)
             r.bad(r.key("attention.recurrent_layers"), "has " + std::to_string(f.size()) +
                                                            " entries, expected block_count " +

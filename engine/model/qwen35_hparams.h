@@ -34,6 +34,8 @@ struct Qwen35HParams : ModelShape {
     int64_t value_dim = 0;  // ssm.inner_size = h_v * d_v
     int64_t key_dim() const { return h_k * d_k; }
     int64_t conv_dim() const { return 2 * key_dim() + value_dim; }
+    // One recurrent layer's state: the SSM state (h_v heads of d_k x d_v) and the last conv_kernel - 1 conv inputs.
+    int64_t recurrent_state_floats() const { return d_k * value_dim + (conv_kernel - 1) * conv_dim(); }
     // mixture of experts
     int64_t n_expert = 0;
     int64_t n_expert_used = 0;
@@ -41,7 +43,12 @@ struct Qwen35HParams : ModelShape {
     int64_t n_ff_shexp = 0;
 };
 
-// Throws ember::Error naming the file and key for a missing or inconsistent value.
-Qwen35HParams read_qwen35_hparams(const gguf::File& file);
+// Throws ember::Error naming the file and key for a missing or inconsistent value. With
+// RequiredKeys::for_memory_shape it reads only the shape (no norms or RoPE), and a missing expert key or
+// ssm.time_step_rank stays 0.
+Qwen35HParams read_qwen35_hparams(const gguf::File& file, RequiredKeys required = RequiredKeys::for_loading);
+
+// The memory shape of a qwen35moe file (its registry entry's reader).
+MemoryShape qwen35_memory_shape(const gguf::File& file, const std::string& arch, RequiredKeys required);
 
 }  // namespace ember::model

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The attention-shape keys a test GGUF for model facts and fit estimates starts with, written under its
-// architecture's prefix.
+// architecture's prefix, and the Gated DeltaNet keys of a qwen35moe one.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +34,15 @@ inline void write_attention_keys(gguf::Writer& w, const AttentionKeys& k) {
         w.set(p + "attention.value_length", k.head_dim);
     }
     if (k.window) w.set(p + "attention.sliding_window", k.window);
+}
+
+// Qwen3.6-35B-A3B's Gated DeltaNet sizes (qwen35moe.md §2).
+inline void write_qwen36_ssm_keys(gguf::Writer& w) {
+    w.set("qwen35moe.ssm.conv_kernel", uint32_t(4));
+    w.set("qwen35moe.ssm.state_size", uint32_t(128));
+    w.set("qwen35moe.ssm.group_count", uint32_t(16));
+    w.set("qwen35moe.ssm.time_step_rank", uint32_t(32));
+    w.set("qwen35moe.ssm.inner_size", uint32_t(4096));
 }
 
 }  // namespace ember::test

@@ -21,11 +21,7 @@ gguf::File qwen36_file(std::vector<std::byte>& storage, bool mtp) {
                                    .kv_heads = 2, .head_dim = 256, .context = 262144});
     if (mtp) w.set("qwen35moe.nextn_predict_layers", uint32_t(1));
     w.set("qwen35moe.full_attention_interval", uint32_t(4));
-    w.set("qwen35moe.ssm.conv_kernel", uint32_t(4));
-    w.set("qwen35moe.ssm.state_size", uint32_t(128));
-    w.set("qwen35moe.ssm.group_count", uint32_t(16));
-    w.set("qwen35moe.ssm.time_step_rank", uint32_t(32));
-    w.set("qwen35moe.ssm.inner_size", uint32_t(4096));
+    test::write_qwen36_ssm_keys(w);
     static const std::vector<std::byte> zeros(64 * 4);
     const int64_t shape[] = {64};
     if (mtp)
@@ -39,9 +35,9 @@ TEST(ModelFacts, Qwen36KvCacheIsTenAttentionLayersPlusMtp) {
     std::vector<std::byte> bytes;
     const ModelFacts f = read_model_facts(qwen36_file(bytes, true));
     EXPECT_TRUE(f.mtp);
-    EXPECT_EQ(f.kv_layers, 11u);
+    EXPECT_EQ(f.memory.kv_layers, 11u);
     // §5.6: 10 layers x 1024 values per token (20 KiB at f16) + the MTP layer's 1024 values.
-    EXPECT_EQ(f.kv_bytes_per_position, 20u * 1024 + 2048);
+    EXPECT_EQ(f.memory.kv_bytes_per_position, 20u * 1024 + 2048);
     EXPECT_EQ(f.context_length, 262144u);
 }
 
@@ -49,11 +45,11 @@ TEST(ModelFacts, Qwen36RecurrentStateIs62_8MiB) {
     std::vector<std::byte> bytes;
     const ModelFacts f = read_model_facts(qwen36_file(bytes, false));
     EXPECT_FALSE(f.mtp);
-    EXPECT_EQ(f.kv_layers, 10u);
-    EXPECT_EQ(f.recurrent_layers, 30u);
+    EXPECT_EQ(f.memory.kv_layers, 10u);
+    EXPECT_EQ(f.memory.recurrent_layers, 30u);
     // §5.6: 30 x (24 576 + 524 288) fp32 = 16 465 920 floats.
-    EXPECT_EQ(f.recurrent_state_bytes, 16465920ull * 4);
-    EXPECT_NEAR(static_cast<double>(f.recurrent_state_bytes) / kMiB, 62.8, 0.05);
+    EXPECT_EQ(f.memory.recurrent_state_bytes, 16465920ull * 4);
+    EXPECT_NEAR(static_cast<double>(f.memory.recurrent_state_bytes) / kMiB, 62.8, 0.05);
 }
 
 TEST(FitEstimate, Qwen36RocmFp4At32KContext) {
@@ -102,8 +98,8 @@ TEST(FitEstimate, Gemma3LocalLayersKeepOnlyTheirWindow) {
     std::vector<std::byte> bytes;
     const ModelFacts f = read_model_facts(gemma3_file(bytes, nullptr));
     constexpr uint64_t kLayer = 1 * (256 + 256) * 2;  // bytes per position of one layer at f16
-    EXPECT_EQ(f.kv_bytes_per_position, 18 * kLayer);
-    EXPECT_EQ(f.sliding_kv_bytes_per_position, 15 * kLayer);  // layers 5, 11 and 17 are global
+    EXPECT_EQ(f.memory.kv_bytes_per_position, 18 * kLayer);
+    EXPECT_EQ(f.memory.sliding_kv_bytes_per_position, 15 * kLayer);  // layers 5, 11 and 17 are global
     // At 32768 positions: 3 global layers hold them all, 15 local ones 2 * 512 + 512 rows.
     EXPECT_EQ(estimate_fit(fit_input(f, 32768), {}).kv_cache, 3 * kLayer * 32768 + 15 * kLayer * 1536);
     // Below the local rows every layer holds the whole context.
@@ -112,7 +108,7 @@ TEST(FitEstimate, Gemma3LocalLayersKeepOnlyTheirWindow) {
     std::vector<bool> list(18, false);
     list[0] = list[1] = true;
     const ModelFacts g = read_model_facts(gemma3_file(bytes, &list));
-    EXPECT_EQ(g.sliding_kv_bytes_per_position, 2 * kLayer);
+    EXPECT_EQ(g.memory.sliding_kv_bytes_per_position, 2 * kLayer);
 }
 
 // gpt-oss-20b's keys: 24 layers of 8 kv heads of 64, a 128-position window on every other layer from the first.
@@ -123,8 +119,8 @@ TEST(FitEstimate, GptOssWindowedLayersAlternate) {
     const std::vector<std::byte> bytes = w.to_bytes();
     const ModelFacts f = read_model_facts(gguf::File::from_memory(bytes, "gpt-oss.gguf"));
     constexpr uint64_t kLayer = 8 * (64 + 64) * 2;
-    EXPECT_EQ(f.kv_bytes_per_position, 24 * kLayer);
-    EXPECT_EQ(f.sliding_kv_bytes_per_position, 12 * kLayer);
+    EXPECT_EQ(f.memory.kv_bytes_per_position, 24 * kLayer);
+    EXPECT_EQ(f.memory.sliding_kv_bytes_per_position, 12 * kLayer);
     // At 131072 positions: 12 full layers hold them all, 12 windowed ones 2 * 128 + 512 rows.
     EXPECT_EQ(estimate_fit(fit_input(f, 131072), {}).kv_cache, 12 * kLayer * 131072 + 12 * kLayer * 768);
 }
@@ -144,8 +140,8 @@ TEST(FitEstimate, DflashDraftKeepsOneSnapshotPerDraftedToken) {
     f.drafted = true;
     f.draft_block_size = 16;
     f.draft_bytes = 747 * kMiB / 2;
-    f.recurrent_state_bytes = 65863680;
-    f.draft_kv_bytes_per_position = 6ull * 8 * (128 + 128) * 2;  // 6 layers, 8 kv heads, head dim 128
+    f.memory.recurrent_state_bytes = 65863680;
+    f.memory.draft_kv_bytes_per_position = 6ull * 8 * (128 + 128) * 2;  // 6 layers, 8 kv heads, head dim 128
     const FitInput in = fit_input(f, 32768);
     EXPECT_EQ(in.recurrent_copies, 16u);  // speculative.md §4: n_rs_seq = 15 -> 1005 MiB
     const FitReport r = estimate_fit(in, MemoryBudget{128 * kGiB, 0, std::nullopt});
