@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Toolchain of the HIP/CUDA backend (kernels/hip, engine/backend/hip): one kernel source, two compilers.
+# Toolchain of the HIP/CUDA backend (kernels/hip, engine/backend/gpu): one kernel source, two compilers.
 #   EMBER_HIP=ON   hipcc for the AMD targets in EMBER_HIP_TARGETS (default gfx1151, Strix Halo; ROCm >= 6.4 knows
 #                  it, Debian 12's ROCm 5.2 only gfx1030). Sets EMBER_GPU_BACKEND to "hip".
 #   EMBER_CUDA=ON  nvcc for EMBER_CUDA_ARCHITECTURES (default sm_90 machine code for the H100/H200 plus portable

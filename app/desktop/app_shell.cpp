@@ -15,7 +15,7 @@
 
 #include "chat/chat_controller.h"
 #include "chat/image_cache.h"
-#include "engine/engine_controller.h"
+#include "inference/engine_controller.h"
 #include "manager/model_manager.h"
 #include "server/local_server.h"
 #include "settings/app_settings.h"

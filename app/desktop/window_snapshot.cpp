@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "app_shell.h"
-#include "engine/engine_controller.h"
+#include "inference/engine_controller.h"
 
 namespace ember::desktop {
 

@@ -9,7 +9,7 @@
 #include "backend/vulkan/vk_devices.h"
 #endif
 #ifdef EMBER_HAVE_GPU
-#include "backend/hip/gpu_devices.h"
+#include "backend/gpu/gpu_devices.h"
 #endif
 
 namespace ember {

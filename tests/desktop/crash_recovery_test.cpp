@@ -12,7 +12,7 @@
 #include "app_harness.h"
 #include "chat/chat_controller.h"
 #include "chat/image_cache.h"
-#include "engine/engine_controller.h"
+#include "inference/engine_controller.h"
 #include "settings/app_settings.h"
 #include "storage/conversation_store.h"
 

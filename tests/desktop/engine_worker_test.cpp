@@ -10,8 +10,8 @@
 #include <QSignalSpy>
 
 #include "app_harness.h"
-#include "engine/engine_worker.h"
-#include "engine/stream_buffer.h"
+#include "inference/engine_worker.h"
+#include "inference/stream_buffer.h"
 
 namespace ember::desktop {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "app_harness.h"
 #include "chat/chat_controller.h"
-#include "engine/engine_controller.h"
+#include "inference/engine_controller.h"
 #include "manager/download_list_model.h"
 #include "manager/library_list_model.h"
 #include "manager/model_manager.h"

@@ -10,7 +10,7 @@
 
 #include "app_harness.h"
 #include "chat/chat_controller.h"
-#include "engine/engine_controller.h"
+#include "inference/engine_controller.h"
 #include "settings/app_settings.h"
 #include "ui/stall_monitor.h"
 

@@ -17,7 +17,7 @@
 #include "chat/chat_controller.h"
 #include "ember/gguf.h"
 #include "ember/vision.h"
-#include "engine/engine_controller.h"
+#include "inference/engine_controller.h"
 
 namespace ember::desktop {
 namespace {

@@ -14,7 +14,7 @@
 #include <random>
 #include <string>
 
-#include "backend/hip/gpu_backend.h"
+#include "backend/gpu/gpu_backend.h"
 #include "quant/quant.h"
 #include "hip/matmul_mma.cuh"
 

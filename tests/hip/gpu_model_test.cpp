@@ -13,7 +13,7 @@
 #include <span>
 #include <string>
 
-#include "backend/hip/gpu_backend.h"
+#include "backend/gpu/gpu_backend.h"
 #include "common/fixture_path.h"
 #include "common/logit_metrics.h"
 #include "model/model.h"

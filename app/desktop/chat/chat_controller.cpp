@@ -12,7 +12,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "conversation_export.h"
-#include "engine/engine_controller.h"
+#include "inference/engine_controller.h"
 #include "image_cache.h"
 #include "prompt_builder.h"
 #include "settings/app_settings.h"

@@ -17,7 +17,7 @@
 #include "attachment_list_model.h"
 #include "conversation_list_model.h"
 #include "conversation_tree.h"
-#include "engine/engine_types.h"
+#include "inference/engine_types.h"
 #include "message_list_model.h"
 
 namespace ember::desktop {

@@ -9,7 +9,7 @@
 
 #include "chat_message.h"
 #include "ember/chat.h"
-#include "engine/engine_types.h"
+#include "inference/engine_types.h"
 
 namespace ember::desktop {
 

@@ -12,7 +12,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <mutex>
 
-#include "engine/engine_controller.h"
+#include "inference/engine_controller.h"
 #include "engine_host.h"
 #include "openai_server.h"
 #include "ui/assign_if_changed.h"

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The HIP/CUDA devices: listing them, and the backend names "cuda", "hip", "cuda:N", "hip:N".
-#include "backend/hip/gpu_devices.h"
+#include "backend/gpu/gpu_devices.h"
 
 #include <charconv>
 #include <string_view>
 
-#include "backend/hip/gpu_backend.h"
+#include "backend/gpu/gpu_backend.h"
 
 namespace ember::gpu_backend {
 

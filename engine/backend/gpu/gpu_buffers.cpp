@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Device and mapped buffers of the HIP/CUDA backend, and the kernel views of tensors in them.
-#include "backend/hip/gpu_buffers.h"
+#include "backend/gpu/gpu_buffers.h"
 
 #include <fstream>
 #include <sstream>

@@ -3,9 +3,9 @@
 // host (misuse is an ember::Error at the call, as on the CPU), host arguments staged, launches recorded.
 #include <cstring>
 
-#include "backend/hip/gpu_backend.h"
-#include "backend/hip/gpu_buffers.h"
-#include "backend/hip/gpu_key.h"
+#include "backend/gpu/gpu_backend.h"
+#include "backend/gpu/gpu_buffers.h"
+#include "backend/gpu/gpu_key.h"
 
 namespace ember::gpu_backend {
 

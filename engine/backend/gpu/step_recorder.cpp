@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Recording launches, capturing them into graphs once per step shape, and replaying them.
-#include "backend/hip/step_recorder.h"
+#include "backend/gpu/step_recorder.h"
 
 #include <cstdio>
 #include <cstring>
 
-#include "backend/hip/gpu_profiler.h"
+#include "backend/gpu/gpu_profiler.h"
 #include "ember/error.h"
 
 namespace ember::gpu_backend {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // EMBER_GPU_PROFILE: event timing of every launch of the HIP/CUDA backend, summed per label.
-#include "backend/hip/gpu_profiler.h"
+#include "backend/gpu/gpu_profiler.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-#include "backend/hip/step_recorder.h"
+#include "backend/gpu/step_recorder.h"
 
 namespace ember::gpu_backend {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "backend/backend_require.h"
-#include "backend/hip/gpu_backend.h"
+#include "backend/gpu/gpu_backend.h"
 
 namespace ember::gpu_backend {
 

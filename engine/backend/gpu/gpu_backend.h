@@ -9,7 +9,7 @@
 #include <string>
 
 #include "backend/backend_operations.h"
-#include "backend/hip/step_recorder.h"
+#include "backend/gpu/step_recorder.h"
 #include "backend/backend.h"
 
 namespace ember::gpu_backend {

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The HIP/CUDA backend: device, memory, transfers and the matrix products (dense and expert).
-#include "backend/hip/gpu_backend.h"
+#include "backend/gpu/gpu_backend.h"
 
 #include <algorithm>
 #include <string>
 
 #include "backend/env_switch.h"
-#include "backend/hip/gpu_buffers.h"
-#include "backend/hip/gpu_key.h"
+#include "backend/gpu/gpu_buffers.h"
+#include "backend/gpu/gpu_key.h"
 #include "ember/gguf.h"
 
 namespace ember::gpu_backend {
