@@ -3,6 +3,8 @@
 // codes and a per-lane scale vector (lanes 0-3 cover weights 0-15, lanes 4-7 weights 16-31, which is what the
 // dual-scale types need), then dotted with every activation row of the tile: |w| x sign(a, w) byte products
 // (maddubs) summed to eight int32, converted and fused-multiply-added with scale * d_y.
+#include <algorithm>
+
 #include "cpu/dot_kernels.h"
 #include "cpu/avx2_common.h"  // last: opens the AVX2 region
 
@@ -198,9 +200,14 @@ void tile(const void* w_row, const std::byte* act, int64_t act_stride, int64_t c
 
 template <typename Fmt>
 void tile_any(const void* w_row, const std::byte* act, size_t act_stride, int n_act, int64_t cols, float* out) {
-    with_tile_width(n_act, [&](auto width) {
-        tile<Fmt, decltype(width)::value>(w_row, act, static_cast<int64_t>(act_stride), cols, out);
-    });
+    // The types with a block minimum keep two accumulators per activation row: past 4 rows they would not fit the
+    // 16 registers, so they take their rows 4 at a time (each row's sum is the same either way).
+    constexpr int kWidest = Fmt::kUnsigned ? 4 : kMaxTile;
+    for (int first = 0; first < n_act; first += kWidest)
+        with_tile_width(std::min(kWidest, n_act - first), [&](auto width) {
+            tile<Fmt, decltype(width)::value>(w_row, act + static_cast<size_t>(first) * act_stride,
+                                              static_cast<int64_t>(act_stride), cols, out + first);
+        });
 }
 
 constexpr Kernel kAvx2BlockKernels[] = {

@@ -17,7 +17,9 @@ namespace ember::cpu::detail {
 namespace block = quant::block;
 using TT = gguf::TensorType;
 
-constexpr int kMaxTile = 4;
+// 8: the 32-weight types without a minimum and the k-quants decode a block once for 8 activation rows (Gemma 3 270M
+// Q4_K_M prefill 434 -> 478 tok/s, mid STRIX 102 -> 114 at 2 threads on the 2-core development machine).
+constexpr int kMaxTile = 8;
 
 // out[t] = dot(w_row, act + t * act_stride) for t < n_act (1..kMaxTile); act rows are activation_type rows.
 using DotTileFn = void (*)(const void* w_row, const std::byte* act, size_t act_stride, int n_act, int64_t cols,
@@ -44,6 +46,10 @@ void with_tile_width(int n_act, Run&& run) {
         case 1: run(std::integral_constant<int, 1>{}); break;
         case 2: run(std::integral_constant<int, 2>{}); break;
         case 3: run(std::integral_constant<int, 3>{}); break;
+        case 4: run(std::integral_constant<int, 4>{}); break;
+        case 5: run(std::integral_constant<int, 5>{}); break;
+        case 6: run(std::integral_constant<int, 6>{}); break;
+        case 7: run(std::integral_constant<int, 7>{}); break;
         default: run(std::integral_constant<int, kMaxTile>{}); break;
     }
 }

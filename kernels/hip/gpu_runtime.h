@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The host runtime API of the HIP/CUDA backend, one spelling for both vendors. Kernel files and the host backend
-// (engine/backend/hip) call ember::gpu::* instead of hip* or cuda*; which runtime is behind it is decided by the
+// (engine/backend/gpu) call ember::gpu::* instead of hip* or cuda*; which runtime is behind it is decided by the
 // build: EMBER_GPU_CUDA (nvcc, CUDA runtime) or EMBER_GPU_HIP (hipcc, HIP runtime). Only the calls Ember uses are
 // mapped; the few whose signatures differ between the vendors get a small inline wrapper.
 #pragma once

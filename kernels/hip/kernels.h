@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Host entry points of the HIP/CUDA kernels: each function validates nothing and only enqueues work on the given
-// stream (the caller, engine/backend/hip, checks shapes and turns misuse into ember::Error). All pointers are
+// stream (the caller, engine/backend/gpu, checks shapes and turns misuse into ember::Error). All pointers are
 // device pointers. Arguments that change from one decode step to the next (positions, token ids, the number of
 // cached rows) are read by the kernels from device memory, so that a step's launches can be captured once into a
 // graph and replayed. Plain C++: host files include this without a device compiler.

@@ -190,14 +190,14 @@ TEST(Kernels, ScalarAndAvx2PathsBothRan) {
         EXPECT_EQ(after.avx2, mid.avx2 + 1) << name_of(t);
         EXPECT_EQ(after.scalar, mid.scalar) << name_of(t);
     }
-    // A one-thread matmul runs on this thread: one call per row and tile of up to 4 tokens.
+    // A one-thread matmul runs on this thread: one call per row and tile of up to 8 tokens (10 tokens: 8 + 2).
     const std::vector<uint8_t> w = ember::test::random_row(TensorType::Q4_0_ROCMFP4, 3 * 64, rng);
-    const std::vector<float> x = ember::test::gaussian(rng, 64 * 6);
-    std::vector<std::byte> scratch(cpu::activation_bytes(TensorType::Q4_0_ROCMFP4, 64, 6));
-    std::vector<float> y(18);
+    const std::vector<float> x = ember::test::gaussian(rng, 64 * 10);
+    std::vector<std::byte> scratch(cpu::activation_bytes(TensorType::Q4_0_ROCMFP4, 64, 10));
+    std::vector<float> y(30);
     cpu::ThreadPool pool(1);
     const cpu::KernelCounts before = cpu::kernel_counts();
-    cpu::matmul(Isa::avx2, {TensorType::Q4_0_ROCMFP4, w.data(), 3, 64, 36}, x.data(), 6, y.data(), pool, scratch);
+    cpu::matmul(Isa::avx2, {TensorType::Q4_0_ROCMFP4, w.data(), 3, 64, 36}, x.data(), 10, y.data(), pool, scratch);
     EXPECT_EQ(cpu::kernel_counts().avx2, before.avx2 + 3 * 2);
 }
 
