@@ -3,8 +3,6 @@
 // codes and a per-lane scale vector (lanes 0-3 cover weights 0-15, lanes 4-7 weights 16-31, which is what the
 // dual-scale types need), then dotted with every activation row of the tile: |w| x sign(a, w) byte products
 // (maddubs) summed to eight int32, converted and fused-multiply-added with scale * d_y.
-#include <algorithm>
-
 #include "cpu/dot_kernels.h"
 #include "cpu/avx2_common.h"  // last: opens the AVX2 region
 
@@ -175,10 +173,12 @@ void tile(const void* w_row, const std::byte* act, int64_t act_stride, int64_t c
     constexpr bool kMin = Fmt::kUnsigned;
     const auto* w = static_cast<const typename Fmt::Block*>(w_row);
     const __m256i ones16 = _mm256_set1_epi16(1);
-    const __m256i ones8 = _mm256_set1_epi8(1);
     __m256 acc[T];
-    __m256 min_acc[T];
-    for (int t = 0; t < T; ++t) acc[t] = min_acc[t] = _mm256_setzero_ps();
+    float min_sum[T];  // kMin: the block minimums times the activation blocks' sums (carries_block_sums)
+    for (int t = 0; t < T; ++t) {
+        acc[t] = _mm256_setzero_ps();
+        min_sum[t] = 0.0f;
+    }
     for (int64_t k = 0; k < cols / 32; ++k) {
         const Decoded d = Fmt::decode(w[k]);
         const __m256i abs_q = kMin ? d.q : _mm256_sign_epi8(d.q, d.q);
@@ -189,25 +189,17 @@ void tile(const void* w_row, const std::byte* act, int64_t act_stride, int64_t c
             const __m256 sums = _mm256_cvtepi32_ps(_mm256_madd_epi16(products, ones16));
             const float dy = fp16(a.d);
             acc[t] = _mm256_fmadd_ps(sums, _mm256_mul_ps(d.scale, _mm256_set1_ps(dy)), acc[t]);
-            if constexpr (kMin) {
-                const __m256 a_sums = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_maddubs_epi16(ones8, av), ones16));
-                min_acc[t] = _mm256_fmadd_ps(a_sums, _mm256_set1_ps(d.min * dy), min_acc[t]);
-            }
+            if constexpr (kMin) min_sum[t] += d.min * block_sum(act + t * act_stride, cols, k);
         }
     }
-    for (int t = 0; t < T; ++t) out[t] = avx2::hsum(kMin ? _mm256_add_ps(acc[t], min_acc[t]) : acc[t]);
+    for (int t = 0; t < T; ++t) out[t] = avx2::hsum(acc[t]) + min_sum[t];
 }
 
 template <typename Fmt>
 void tile_any(const void* w_row, const std::byte* act, size_t act_stride, int n_act, int64_t cols, float* out) {
-    // The types with a block minimum keep two accumulators per activation row: past 4 rows they would not fit the
-    // 16 registers, so they take their rows 4 at a time (each row's sum is the same either way).
-    constexpr int kWidest = Fmt::kUnsigned ? 4 : kMaxTile;
-    for (int first = 0; first < n_act; first += kWidest)
-        with_tile_width(std::min(kWidest, n_act - first), [&](auto width) {
-            tile<Fmt, decltype(width)::value>(w_row, act + static_cast<size_t>(first) * act_stride,
-                                              static_cast<int64_t>(act_stride), cols, out + first);
-        });
+    with_tile_width(n_act, [&](auto width) {
+        tile<Fmt, decltype(width)::value>(w_row, act, static_cast<int64_t>(act_stride), cols, out);
+    });
 }
 
 constexpr Kernel kAvx2BlockKernels[] = {

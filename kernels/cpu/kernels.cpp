@@ -49,15 +49,39 @@ void check_matrix(const WeightMatrix& w) {
         throw Error("weight row stride " + std::to_string(w.row_stride) + " is below the row size " + std::to_string(row));
 }
 
-// An activation row as `at`: Q8_0 by the AVX2 quantizer where the ISA has it (the same bytes), else the reference.
-void quantize_row(Isa isa, TensorType at, const float* x, void* out, int64_t cols) {
+// An activation row for `weight`: as activation_type(weight), by the AVX2 quantizer where the ISA has it (the same
+// bytes), else the reference; then each block's sum where the weight type has a block minimum
+// (detail::carries_block_sums).
+void quantize_row(Isa isa, TensorType weight, const float* x, std::byte* out, int64_t cols) {
+    const TensorType at = activation_type(weight);
     if (isa == Isa::avx2 && at == TensorType::Q8_0 && cols % 32 == 0)
         detail::avx2_quantize_q8_0(x, out, cols);
     else
         quant::quantize_row(at, x, out, cols);
+    if (detail::carries_block_sums(weight)) detail::write_block_sums(out, cols);
 }
 
 }  // namespace
+
+namespace detail {
+
+size_t activation_row_bytes(TensorType weight, int64_t cols) {
+    const size_t row = static_cast<size_t>(gguf::row_bytes(activation_type(weight), cols));
+    return carries_block_sums(weight) ? row + 4 * static_cast<size_t>(cols / 32) : row;
+}
+
+void write_block_sums(std::byte* q8_0_row, int64_t cols) {
+    const auto* blocks = reinterpret_cast<const quant::block::Q8_0*>(q8_0_row);
+    std::byte* sums = q8_0_row + static_cast<size_t>(cols / 32) * sizeof(quant::block::Q8_0);
+    for (int64_t k = 0; k < cols / 32; ++k) {
+        int codes = 0;
+        for (int8_t q : blocks[k].qs) codes += q;
+        const float sum = static_cast<float>(codes) * quant::load_fp16(blocks[k].d);
+        std::memcpy(sums + 4 * k, &sum, sizeof sum);
+    }
+}
+
+}  // namespace detail
 
 bool has_kernel(TensorType weight) { return detail::scalar_kernel(weight) != nullptr; }
 
@@ -68,14 +92,13 @@ TensorType activation_type(TensorType weight) {
 }
 
 size_t activation_bytes(TensorType weight, int64_t cols, int64_t n_tokens) {
-    return static_cast<size_t>(gguf::row_bytes(activation_type(weight), cols)) * static_cast<size_t>(n_tokens);
+    return detail::activation_row_bytes(weight, cols) * static_cast<size_t>(n_tokens);
 }
 
 void quantize_activations(TensorType weight, const float* x, void* out, int64_t cols) {
-    const TensorType at = activation_type(weight);
-    if (at == TensorType::F32) std::memcpy(out, x, static_cast<size_t>(cols) * sizeof(float));
+    if (activation_type(weight) == TensorType::F32) std::memcpy(out, x, static_cast<size_t>(cols) * sizeof(float));
     else
-        quantize_row(isa_supported(Isa::avx2) ? Isa::avx2 : Isa::scalar, at, x, out, cols);
+        quantize_row(isa_supported(Isa::avx2) ? Isa::avx2 : Isa::scalar, weight, x, static_cast<std::byte*>(out), cols);
 }
 
 float dot(Isa isa, TensorType weight, const void* w_row, const void* act_row, int64_t cols) {
@@ -120,14 +143,14 @@ void matmul(Isa isa, const WeightMatrix& w, const float* x, int64_t n_tokens, fl
         act = reinterpret_cast<const std::byte*>(x);
         act_stride = static_cast<size_t>(w.cols) * sizeof(float);
     } else {
-        act_stride = static_cast<size_t>(gguf::row_bytes(at, w.cols));
+        act_stride = detail::activation_row_bytes(w.type, w.cols);
         const size_t need = act_stride * static_cast<size_t>(n_tokens);
         if (scratch.size() < need)
             throw Error("activation scratch of " + std::to_string(scratch.size()) + " bytes, need " + std::to_string(need));
         std::byte* out = scratch.data();
         const int64_t cols = w.cols;
         pool.parallel_for(n_tokens, [&](int64_t t0, int64_t t1) {
-            for (int64_t t = t0; t < t1; ++t) quantize_row(isa, at, x + t * cols, out + t * act_stride, cols);
+            for (int64_t t = t0; t < t1; ++t) quantize_row(isa, w.type, x + t * cols, out + t * act_stride, cols);
         });
         act = out;
     }
