@@ -70,7 +70,7 @@ DFlashDraft::DFlashDraft(const gguf::File& file, const DFlashInfo& info, const M
     WeightBinder w(file, backend, progress);
     const std::string& p = info.prefix;
     const int64_t e = info.n_embd;
-    const LlamaAttentionShape shape{e, info.n_head, info.n_head_kv, info.head_dim, info.head_dim};
+    const AttentionShape shape{e, info.n_head, info.n_head_kv, info.head_dim, info.head_dim};
     const int64_t taps = static_cast<int64_t>(info.target_layers.size());
     w_.fc = w.require(p + "fc.weight", {taps * e, e});
     w_.enc_norm = w.require_f32(p + "enc.output_norm.weight", {e});
@@ -78,12 +78,30 @@ DFlashDraft::DFlashDraft(const gguf::File& file, const DFlashInfo& info, const M
     for (int64_t i = 0; i < info.n_layer; ++i) {
         const std::string b = p + "blk." + std::to_string(i) + ".";
         LlamaLayer l;
-        bind_llama_attention(w, b, shape, true, l);
+        l.attn_norm = w.require_f32(b + "attn_norm.weight", {e});
+        bind_attention(w, b, shape, true, false, l.attn);
         l.ffn_norm = w.require_f32(b + "ffn_norm.weight", {e});
-        bind_dense_feed_forward(w, b, e, info.n_ff, l);
+        l.ffn = bind_gated_ffn(w, b, "", e, info.n_ff);
         w_.layers.push_back(std::move(l));
     }
     buffers_ = w.take_buffers();
+}
+
+AttentionPlacement DFlashDraft::placement(const SequenceState& base, size_t layer, std::span<const int32_t> query_rows,
+                                          int64_t n_kv) const {
+    const auto& st = static_cast<const DFlashState&>(base);
+    AttentionPlacement at;
+    at.positions = st.positions;
+    at.rope = rope_;
+    at.k_cache = &st.cache().k(layer);
+    at.v_cache = &st.cache().v(layer);
+    at.cache_rows = st.cells_of_batch;
+    at.query_rows = query_rows;
+    at.n_kv = n_kv;
+    const int hd = static_cast<int>(info_.head_dim);
+    at.params = {static_cast<int>(info_.n_head), static_cast<int>(info_.n_head_kv), hd,
+                 1.0f / std::sqrt(static_cast<float>(hd))};
+    return at;
 }
 
 std::unique_ptr<SequenceState> DFlashDraft::create_state(const StateOptions& options) const {
@@ -93,7 +111,7 @@ std::unique_ptr<SequenceState> DFlashDraft::create_state(const StateOptions& opt
 
 void DFlashDraft::inject(SequenceState& base, std::span<const float> features, int64_t first) const {
     auto& st = static_cast<DFlashState&>(base);
-    const int64_t e = info_.n_embd, hd = info_.head_dim;
+    const int64_t e = info_.n_embd;
     const int64_t width = static_cast<int64_t>(info_.target_layers.size()) * e;
     const int64_t total = static_cast<int64_t>(features.size()) / width;
     if (static_cast<int64_t>(features.size()) != total * width) throw Error("dflash: feature rows of the wrong width");
@@ -115,13 +133,9 @@ void DFlashDraft::inject(SequenceState& base, std::span<const float> features, i
             st.cells_of_batch[static_cast<size_t>(i)] = static_cast<int32_t>(st.cells() + i);
         }
         for (size_t il = 0; il < w_.layers.size(); ++il) {
-            const LlamaLayer& l = w_.layers[il];
             // No attn_norm for injected rows (§3.3 step 3): K = RoPE(k_norm(W_k g)), V = W_v g.
-            be.matmul(l.wk, g, k, l.bk ? &*l.bk : nullptr);
-            be.matmul(l.wv, g, v, l.bv ? &*l.bv : nullptr);
-            be.rms_norm(k.reshaped(hd), *l.k_norm, info_.eps, k.reshaped(hd));
-            be.rope(k, static_cast<int>(hd), st.positions, rope_);
-            be.store_kv(k, v, st.cache().k(il), st.cache().v(il), st.cells_of_batch);
+            const AttentionPlacement at = placement(st, il, st.cells_of_batch, 0);
+            store_attention_kv(be, w_.layers[il].attn, at, info_.eps, g, k, v);
         }
         st.cell_position.insert(st.cell_position.end(), st.positions.begin(), st.positions.end());
     }
@@ -131,7 +145,7 @@ void DFlashDraft::inject(SequenceState& base, std::span<const float> features, i
 std::vector<int32_t> DFlashDraft::draft(SequenceState& base, int32_t last, int64_t position, int n,
                                         std::vector<float>* logits) const {
     auto& st = static_cast<DFlashState&>(base);
-    const int64_t block = info_.block_size, hd = info_.head_dim;
+    const int64_t block = info_.block_size;
     n = static_cast<int>(std::clamp<int64_t>(n, 0, block - 1));
     if (n == 0 || st.context_ != position || st.cells() + block > st.capacity() + block) return {};
     Backend& be = backend_;
@@ -148,22 +162,17 @@ std::vector<int32_t> DFlashDraft::draft(SequenceState& base, int32_t last, int64
     const Tensor x = st.x.row_range(0, block), h = st.h.row_range(0, block), q = st.q_.row_range(0, block),
                  k = st.k.row_range(0, block), v = st.v.row_range(0, block), a = st.attn.row_range(0, block),
                  gate = st.gate.row_range(0, block), up = st.up.row_range(0, block);
-    const AttentionParams ap{static_cast<int>(info_.n_head), static_cast<int>(info_.n_head_kv), static_cast<int>(hd),
-                             1.0f / std::sqrt(static_cast<float>(hd))};
+    const AttentionScratch scratch{q, k, v, a, {}, {}};
     be.get_rows(target_.token_embedding(), tokens, x);
     for (size_t il = 0; il < w_.layers.size(); ++il) {
         const LlamaLayer& l = w_.layers[il];
         be.rms_norm(x, l.attn_norm, info_.eps, h);
-        project_qkv(be, l, h, hd, info_.eps, q, k, v);
-        be.rope(q, static_cast<int>(hd), st.positions, rope_);
-        be.rope(k, static_cast<int>(hd), st.positions, rope_);
         // The block's cells sit after the context; the next injection overwrites them.
-        be.store_kv(k, v, st.cache().k(il), st.cache().v(il), st.cells_of_batch);
-        be.attention(q, st.cache().k(il), st.cache().v(il), first_cell + block, st.visible, ap, a);
-        be.matmul(l.wo, a, h, l.bo ? &*l.bo : nullptr);
+        const AttentionPlacement at = placement(st, il, st.visible, first_cell + block);
+        attention_block(be, l.attn, at, info_.eps, h, scratch, h);
         be.add(x, h, x);
         be.rms_norm(x, l.ffn_norm, info_.eps, h);
-        dense_feed_forward(be, l, Activation::silu, h, up, gate, h);
+        gated_ffn(be, l.ffn, Activation::silu, h, up, gate, h);
         be.add(x, h, x);
     }
     const Tensor rows = h.row_range(0, n + 1);

@@ -30,6 +30,10 @@ public:
                                std::vector<float>* logits) const override;
 
 private:
+    // Layer `layer`'s cache and the batch's rows in the state; the queries (none when injecting) sit at query_rows.
+    AttentionPlacement placement(const SequenceState& state, size_t layer, std::span<const int32_t> query_rows,
+                                 int64_t n_kv) const;
+
     const Model& target_;
     Backend& backend_;
     DFlashInfo info_;

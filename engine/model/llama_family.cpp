@@ -141,7 +141,7 @@ LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, con
 
     WeightBinder w(file, backend, progress);
     const int64_t e = hp_.n_embd;
-    const LlamaAttentionShape shape{e, hp_.n_head, hp_.n_head_kv, hp_.head_dim, hp_.head_dim_v};
+    const AttentionShape shape{e, hp_.n_head, hp_.n_head_kv, hp_.head_dim, hp_.head_dim_v};
     token_embd_ = w.require("token_embd.weight", {e, hp_.n_vocab});
     output_norm_ = w.require_f32("output_norm.weight", {e});
     output_ = w.optional("output.weight", {e, hp_.n_vocab}).value_or(token_embd_);
@@ -156,10 +156,11 @@ LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, con
     for (int64_t i = 0; i < hp_.n_layer; ++i) {
         const std::string b = "blk." + std::to_string(i) + ".";
         LlamaLayer l;
-        bind_llama_attention(w, b, shape, qk_norm, l);
-        if (gpt_oss) l.sinks = w.require_f32(b + "attn_sinks.weight", {hp_.n_head});
+        l.attn_norm = w.require_f32(b + "attn_norm.weight", {e});
+        bind_attention(w, b, shape, qk_norm, false, l.attn);
+        if (gpt_oss) l.attn.sinks = w.require_f32(b + "attn_sinks.weight", {hp_.n_head});
         if (gemma) {
-            l.post_attn_norm = w.require_f32(b + "post_attention_norm.weight", {e});
+            l.attn.out_norm = w.require_f32(b + "post_attention_norm.weight", {e});
             l.post_ffn_norm = w.require_f32(b + "post_ffw_norm.weight", {e});
         }
         // gpt-oss names its feed-forward norm after the attention it follows.
@@ -177,7 +178,7 @@ LlamaFamilyModel::LlamaFamilyModel(const gguf::File& file, Backend& backend, con
                 x.down_exps_bias = w.require_f32(b + "ffn_down_exps.bias", {e, hp_.n_expert});
             }
         } else {
-            bind_dense_feed_forward(w, b, e, hp_.n_ff, l);
+            l.ffn = bind_gated_ffn(w, b, "", e, hp_.n_ff);
         }
         layers_.push_back(l);
     }
@@ -231,6 +232,7 @@ void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& reques
     const Tensor x = st.x.row_range(0, n), h = st.h.row_range(0, n), q = st.q.row_range(0, n),
                  k = st.k.row_range(0, n), v = st.v.row_range(0, n), attn = st.attn.row_range(0, n),
                  gate = st.gate.row_range(0, n), up = st.up.row_range(0, n);
+    const AttentionScratch attention_scratch{q, k, v, attn, {}, {}};
     const float attention_scale =
         (hp_.attention_scale > 0.0f ? hp_.attention_scale : 1.0f / std::sqrt(static_cast<float>(hp_.head_dim))) *
         yarn_score_factor_;
@@ -248,20 +250,19 @@ void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& reques
     for (size_t il = 0; il < layers_.size(); ++il) {
         const LlamaLayer& l = layers_[il];
         const bool is_local = hp_.is_local_layer(static_cast<int64_t>(il));
-        const RopeParams& rope = is_local ? hp_.rope_local : hp_.rope;
-        AttentionParams attention = is_local ? local : global;
-        attention.sinks = l.sinks ? &*l.sinks : nullptr;
+        const std::span<const int32_t> rows = is_local ? local_rows : pos;
+        AttentionPlacement at;
+        at.positions = pos;
+        at.rope = is_local ? hp_.rope_local : hp_.rope;
+        at.rope_factors = factors;
+        at.k_cache = &st.cache().k(il);
+        at.v_cache = &st.cache().v(il);
+        at.cache_rows = at.query_rows = rows;
+        at.n_kv = st.n_past + n - (is_local ? st.local_base : 0);
+        at.params = is_local ? local : global;
         capture.at_layer(be, static_cast<int64_t>(il), x);
         be.rms_norm(x, l.attn_norm, eps, h);
-        project_qkv(be, l, h, hp_.head_dim, eps, q, k, v);
-        be.rope(q, static_cast<int>(hp_.head_dim), pos, rope, factors);
-        be.rope(k, static_cast<int>(hp_.head_dim), pos, rope, factors);
-        const std::span<const int32_t> rows = is_local ? local_rows : pos;
-        const int64_t n_kv = st.n_past + n - (is_local ? st.local_base : 0);
-        be.store_kv(k, v, st.cache().k(il), st.cache().v(il), rows);
-        be.attention(q, st.cache().k(il), st.cache().v(il), n_kv, rows, attention, attn);
-        be.matmul(l.wo, attn, h, l.bo ? &*l.bo : nullptr);
-        if (l.post_attn_norm) be.rms_norm(h, *l.post_attn_norm, eps, h);
+        attention_block(be, l.attn, at, eps, h, attention_scratch, h);
         be.add(x, h, x);
 
         be.rms_norm(x, l.ffn_norm, eps, h);
@@ -273,7 +274,7 @@ void LlamaFamilyModel::forward(SequenceState& base, const ForwardRequest& reques
             routed_experts(be, l.experts, hp_.n_expert, static_cast<int>(hp_.n_expert_used), ffn_activation_, h,
                            scratch, h);
         } else {
-            dense_feed_forward(be, l, ffn_activation_, h, up, gate, h);
+            gated_ffn(be, l.ffn, ffn_activation_, h, up, gate, h);
         }
         if (l.post_ffn_norm) be.rms_norm(h, *l.post_ffn_norm, eps, h);
         be.add(x, h, x);

@@ -27,13 +27,8 @@ Qwen35Layer bind_layer(const Qwen35HParams& hp, WeightBinder& w, int64_t i, bool
         d.norm = w.require_f32(b + "ssm_norm.weight", {hp.d_v});
         d.wout = w.require(b + "ssm_out.weight", {hp.value_dim, e});
     } else {
-        GatedAttentionWeights& a = l.attn;
-        a.wq = w.require(b + "attn_q.weight", {e, hp.n_head * 2 * hp.head_dim});
-        a.wk = w.require(b + "attn_k.weight", {e, hp.n_head_kv * hp.head_dim});
-        a.wv = w.require(b + "attn_v.weight", {e, hp.n_head_kv * hp.head_dim});
-        a.wo = w.require(b + "attn_output.weight", {hp.n_head * hp.head_dim, e});
-        a.q_norm = w.require_f32(b + "attn_q_norm.weight", {hp.head_dim});
-        a.k_norm = w.require_f32(b + "attn_k_norm.weight", {hp.head_dim});
+        const AttentionShape shape{e, hp.n_head, hp.n_head_kv, hp.head_dim, hp.head_dim};
+        bind_attention(w, b, shape, true, true, l.attn);
     }
     MoeWeights& m = l.moe;
     m.routed.router = w.require(b + "ffn_gate_inp.weight", {e, hp.n_expert});
@@ -41,9 +36,7 @@ Qwen35Layer bind_layer(const Qwen35HParams& hp, WeightBinder& w, int64_t i, bool
     m.routed.up_exps = w.require(b + "ffn_up_exps.weight", {e, hp.n_ff_exp, hp.n_expert});
     m.routed.down_exps = w.require(b + "ffn_down_exps.weight", {hp.n_ff_exp, e, hp.n_expert});
     m.shared_gate = w.require(b + "ffn_gate_inp_shexp.weight", {e});
-    m.gate_shexp = w.require(b + "ffn_gate_shexp.weight", {e, hp.n_ff_shexp});
-    m.up_shexp = w.require(b + "ffn_up_shexp.weight", {e, hp.n_ff_shexp});
-    m.down_shexp = w.require(b + "ffn_down_shexp.weight", {hp.n_ff_shexp, e});
+    m.shared = bind_gated_ffn(w, b, "_shexp", e, hp.n_ff_shexp);
     return l;
 }
 

@@ -6,19 +6,12 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "model/attention_block.h"
+#include "model/gated_ffn.h"
 #include "model/qwen35_hparams.h"
 #include "model/routed_experts.h"
 
 namespace ember::model {
-
-struct GatedAttentionWeights {
-    Tensor wq;      // [n_embd, n_head * 2 * head_dim]  per head: q then gate
-    Tensor wk;      // [n_embd, n_head_kv * head_dim]
-    Tensor wv;      // [n_embd, n_head_kv * head_dim]
-    Tensor wo;      // [n_head * head_dim, n_embd]
-    Tensor q_norm;  // [head_dim]
-    Tensor k_norm;  // [head_dim]
-};
 
 struct DeltaNetWeights {
     Tensor wqkv;      // [n_embd, conv_dim]  q ‖ k ‖ v
@@ -35,9 +28,7 @@ struct DeltaNetWeights {
 struct MoeWeights {
     RoutedExpertWeights routed;
     Tensor shared_gate;  // [n_embd] (one row)
-    Tensor gate_shexp;   // [n_embd, n_ff_shexp]
-    Tensor up_shexp;     // [n_embd, n_ff_shexp]
-    Tensor down_shexp;   // [n_ff_shexp, n_embd]
+    GatedFfnWeights shared;  // n_ff_shexp wide
 };
 
 struct Qwen35Layer {
@@ -45,7 +36,7 @@ struct Qwen35Layer {
     int64_t cache_index = -1;  // attention layers: their KV cache; recurrent layers: their state
     Tensor attn_norm;            // [n_embd]
     Tensor post_attention_norm;  // [n_embd]
-    GatedAttentionWeights attn;
+    AttentionWeights attn;  // gated output
     DeltaNetWeights deltanet;
     MoeWeights moe;
 };

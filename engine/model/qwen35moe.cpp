@@ -36,37 +36,26 @@ std::unique_ptr<SequenceState> Qwen35MoeModel::create_state(const StateOptions& 
 
 void Qwen35MoeModel::gated_attention(Qwen35State& st, const Qwen35Layer& l, const Tensor& h, int64_t n,
                                      const Tensor& out) const {
-    Backend& be = backend_;
-    const GatedAttentionWeights& a = l.attn;
-    const int64_t hd = hp_.head_dim;
     Qwen35Activations& act = st.act;
-    const Tensor p = act.attn_p.row_range(0, n), q = act.q.row_range(0, n), gate = act.gate.row_range(0, n),
-                 k = act.k.row_range(0, n), v = act.v.row_range(0, n), o = act.attn.row_range(0, n);
-    // Per head, the projection holds q then its gate (qwen35moe.md §5.2): split while normalizing.
-    be.matmul(a.wq, h, p);
-    const Tensor heads = p.reshaped(2 * hd);
-    be.rms_norm(heads.column_range(0, hd), a.q_norm, hp_.eps, q.reshaped(hd));
-    be.unary(UnaryOp::sigmoid, heads.column_range(hd, hd), gate.reshaped(hd));
-    be.matmul(a.wk, h, k);
-    be.matmul(a.wv, h, v);
-    be.rms_norm(k.reshaped(hd), a.k_norm, hp_.eps, k.reshaped(hd));
+    const AttentionScratch scratch{act.q.row_range(0, n),    act.k.row_range(0, n),      act.v.row_range(0, n),
+                                   act.attn.row_range(0, n), act.attn_p.row_range(0, n), act.gate.row_range(0, n)};
     // Text positions make the interleaved multi-section RoPE plain partial NeoX RoPE (§5.3); image rows need the
     // (t, h, w) axes (vision-qwen3vl.md §6).
-    RopeParams rope;
-    rope.mode = st.mrope.empty() ? RopeMode::neox : RopeMode::multi_interleaved;
-    rope.n_rot = hp_.n_rot;
-    rope.freq_base = hp_.rope_base;
-    std::copy(std::begin(hp_.sections), std::end(hp_.sections), std::begin(rope.sections));
-    const std::span<const int32_t> positions = st.mrope.empty() ? std::span<const int32_t>(st.positions) : st.mrope;
-    be.rope(q, static_cast<int>(hd), positions, rope);
-    be.rope(k, static_cast<int>(hd), positions, rope);
+    AttentionPlacement at;
+    at.rope.mode = st.mrope.empty() ? RopeMode::neox : RopeMode::multi_interleaved;
+    at.rope.n_rot = hp_.n_rot;
+    at.rope.freq_base = hp_.rope_base;
+    std::copy(std::begin(hp_.sections), std::end(hp_.sections), std::begin(at.rope.sections));
+    at.positions = st.mrope.empty() ? std::span<const int32_t>(st.positions) : st.mrope;
     const size_t cache = static_cast<size_t>(l.cache_index);
-    be.store_kv(k, v, st.kv().k(cache), st.kv().v(cache), st.slots);
-    const AttentionParams ap{static_cast<int>(hp_.n_head), static_cast<int>(hp_.n_head_kv), static_cast<int>(hd),
-                             1.0f / std::sqrt(static_cast<float>(hd))};
-    be.attention(q, st.kv().k(cache), st.kv().v(cache), st.slots.back() + 1, st.slots, ap, o);
-    be.mul(o, gate, o);
-    be.matmul(a.wo, o, out);
+    at.k_cache = &st.kv().k(cache);
+    at.v_cache = &st.kv().v(cache);
+    at.cache_rows = at.query_rows = st.slots;
+    at.n_kv = st.slots.back() + 1;
+    const int64_t hd = hp_.head_dim;
+    at.params = {static_cast<int>(hp_.n_head), static_cast<int>(hp_.n_head_kv), static_cast<int>(hd),
+                 1.0f / std::sqrt(static_cast<float>(hd))};
+    attention_block(backend_, l.attn, at, hp_.eps, h, scratch, out);
 }
 
 void Qwen35MoeModel::gated_deltanet(Qwen35State& st, const Qwen35Layer& l, const Tensor& h, int64_t n,
@@ -128,8 +117,7 @@ void Qwen35MoeModel::moe(Qwen35State& st, const MoeWeights& m, const Tensor& h, 
     // The shared expert, scaled by a per-token sigmoid gate (§5.5 step 5).
     be.matmul(m.shared_gate, h, scale);
     be.unary(UnaryOp::sigmoid, scale, scale);
-    be.matmul_gated(Activation::silu, m.gate_shexp, m.up_shexp, h, su, sg);
-    be.matmul(m.down_shexp, sg, shared);
+    gated_ffn(be, m.shared, Activation::silu, h, su, sg, shared);
     be.mul(shared, scale, shared);
     be.add(out, shared, out);
 }
