@@ -108,7 +108,9 @@ void Backend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, const 
     require_f32(out, "matmul", "output");
     require(x.contiguous() && out.contiguous(), "matmul: activations must be contiguous");
     require(x.cols == w.cols && out.cols == w.rows && out.rows == x.rows,
-            [&] { return "matmul: shapes [" + shape(w) + "] x [" + shape(x) + "] -> [" + shape(out) + "] do not fit"; });
+            [&] {
+                return "matmul: shapes [" + shape(w) + "] x [" + shape(x) + "] -> [" + shape(out) + "] do not fit";
+            });
     if (bias) {
         require_f32(*bias, "matmul", "bias");
         require_length(*bias, w.rows, "matmul", "bias length differs from the output width");

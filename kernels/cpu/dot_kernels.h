@@ -18,11 +18,11 @@ namespace ember::cpu::detail {
 namespace block = quant::block;
 using TT = gguf::TensorType;
 
-// 8: the 32-weight types without a minimum and the k-quants decode a block once for 8 activation rows (Gemma 3 270M
-// Q4_K_M prefill 434 -> 478 tok/s, mid STRIX 102 -> 114 at 2 threads on the 2-core development machine).
+// 8: every tile kernel decodes a weight block once for up to 8 activation rows (Gemma 3 270M Q4_K_M prefill 434 ->
+// 478 tok/s, mid STRIX 102 -> 114 at 2 threads on the 2-core development machine).
 constexpr int kMaxTile = 8;
 
-// out[t] = dot(w_row, act + t * act_stride) for t < n_act (1..kMaxTile); act rows are activation_type rows.
+// out[t] = dot(w_row, act + t * act_stride) for t < n_act (1..kMaxTile); act rows are activation_row_bytes rows.
 using DotTileFn = void (*)(const void* w_row, const std::byte* act, size_t act_stride, int n_act, int64_t cols,
                            float* out);
 

@@ -98,7 +98,8 @@ size_t activation_bytes(TensorType weight, int64_t cols, int64_t n_tokens) {
 void quantize_activations(TensorType weight, const float* x, void* out, int64_t cols) {
     if (activation_type(weight) == TensorType::F32) std::memcpy(out, x, static_cast<size_t>(cols) * sizeof(float));
     else
-        quantize_row(isa_supported(Isa::avx2) ? Isa::avx2 : Isa::scalar, weight, x, static_cast<std::byte*>(out), cols);
+        quantize_row(isa_supported(Isa::avx2) ? Isa::avx2 : Isa::scalar, weight, x, static_cast<std::byte*>(out),
+                     cols);
 }
 
 float dot(Isa isa, TensorType weight, const void* w_row, const void* act_row, int64_t cols) {

@@ -121,7 +121,8 @@ std::byte* device_data(const Tensor& t, const char* what) {
 
 gpu_kernels::Rows f32_rows(const Tensor& t, const char* what) {
     require(t.type == gguf::TensorType::F32, [what] { return std::string(what) + " must be f32"; });
-    require(t.row_stride % 4 == 0, [what] { return std::string(what) + ": row stride is not a whole number of floats"; });
+    require(t.row_stride % 4 == 0,
+            [what] { return std::string(what) + ": row stride is not a whole number of floats"; });
     return {reinterpret_cast<float*>(device_data(t, what)), t.rows, t.cols, static_cast<int64_t>(t.row_stride / 4)};
 }
 

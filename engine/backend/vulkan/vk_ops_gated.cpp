@@ -113,9 +113,7 @@ void VulkanBackend::do_matmul_experts_gated(Activation act, const Tensor& w_gate
         stream_->dispatch("experts_blocks_gated_" + type, {ro(gv), ro(xv), rw(ov), ro(none), ro(iv), ro(uv)}, p,
                           Grid{u32(static_cast<int64_t>(groups)), u32(slots), 1});
     }
-    const uint64_t read = 2 * static_cast<uint64_t>(matrices_read * rows) * w_gate.row_stride;
-    counters_.expert_weight_bytes += read;
-    counters_.weight_bytes += read;
+    count_expert_reads(2 * matrices_read, rows, w_gate.row_stride);
 }
 
 }  // namespace ember::vulkan

@@ -71,11 +71,7 @@ void VulkanBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const 
         const bool coop = cooperative_matrix_ && pipelines_->has("experts_coop_" + type);
         stream_->dispatch((coop ? "experts_coop_" : "experts_tiled_") + type, {ro(wv), ro(xv), rw(ov), ro(g.scratch)},
                           t, Grid{u32((rows + kTileRows - 1) / kTileRows), u32(static_cast<int64_t>(g.max_tiles)), 1});
-        // Each expert that has slots is read once per tile of its slots; counted as one read of each expert that
-        // can have slots (which ones do stays on the GPU).
-        const uint64_t read = static_cast<uint64_t>(std::min(slots, n_experts) * rows) * w.row_stride;
-        counters_.expert_weight_bytes += read;
-        counters_.weight_bytes += read;
+        count_expert_reads(std::min(slots, n_experts), rows, w.row_stride);
         return;
     }
     MatvecPush p{};
@@ -92,21 +88,21 @@ void VulkanBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const 
         stream_->dispatch((d.grouped ? "experts_grouped_dot_" : "experts_dot_") + type,
                           {ro(wv), ro(xq->view), rw(ov), ro(stream_->unused()), ro(slots_view)}, d, grid);
         if (d.grouped) {
-            // Each expert is read once per tile of its slots: counted as one read of each expert that can have
-            // slots, as for the tiled products.
-            const uint64_t read = static_cast<uint64_t>(std::min(slots, n_experts) * rows) * w.row_stride;
-            counters_.expert_weight_bytes += read;
-            counters_.weight_bytes += read;
+            count_expert_reads(std::min(slots, n_experts), rows, w.row_stride);
             return;
         }
     } else if (pipelines_->has("experts_blocks_" + type)) {
         const uint64_t groups = block_matvec_groups(p, w.cols, rows, nullptr);
-        stream_->dispatch("experts_blocks_" + type, args, p, Grid{u32(static_cast<int64_t>(groups)), u32(n_tokens * k), 1});
+        stream_->dispatch("experts_blocks_" + type, args, p, Grid{u32(static_cast<int64_t>(groups)), u32(slots), 1});
     } else
-        stream_->dispatch("experts_" + type, args, p, Grid{u32(rows), u32(n_tokens * k), 1});
-    // Each slot reads one expert matrix (counted per slot: the kernel does not group slots by expert).
-    counters_.expert_weight_bytes += static_cast<uint64_t>(n_tokens * k * rows) * w.row_stride;
-    counters_.weight_bytes += static_cast<uint64_t>(n_tokens * k * rows) * w.row_stride;
+        stream_->dispatch("experts_" + type, args, p, Grid{u32(rows), u32(slots), 1});
+    count_expert_reads(slots, rows, w.row_stride);
+}
+
+void VulkanBackend::count_expert_reads(int64_t matrices, int64_t rows, size_t row_stride) {
+    const uint64_t read = static_cast<uint64_t>(matrices * rows) * row_stride;
+    counters_.expert_weight_bytes += read;
+    counters_.weight_bytes += read;
 }
 
 View VulkanBackend::experts_scratch(size_t bytes) {
@@ -124,8 +120,8 @@ VulkanBackend::ExpertGroups VulkanBackend::group_slots_by_expert(const View& iv,
                                                                  uint32_t tile_slots) {
     const int64_t slots = ids.rows * ids.cols;
     ExpertGroups groups;
-    groups.max_tiles =
-        static_cast<uint64_t>((slots + tile_slots - 1) / tile_slots) + static_cast<uint64_t>(std::min(slots, n_experts));
+    groups.max_tiles = static_cast<uint64_t>((slots + tile_slots - 1) / tile_slots) +
+                       static_cast<uint64_t>(std::min(slots, n_experts));
     // Scratch words: the tile count, the experts' starts (n_experts + 1), the tile table, the grouped slots.
     GroupPush g{iv.words(), words(ids.row_stride), u32(ids.cols), u32(slots), u32(n_experts), 0, 1, 0, 0, tile_slots};
     g.tiles_off = g.offsets_off + u32(n_experts) + 1;

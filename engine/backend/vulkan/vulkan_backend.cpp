@@ -11,7 +11,8 @@
 namespace ember::vulkan {
 
 uint32_t u32(int64_t v) {
-    require(v >= 0 && v <= std::numeric_limits<uint32_t>::max(), [v] { return "size " + std::to_string(v) + " out of range"; });
+    require(v >= 0 && v <= std::numeric_limits<uint32_t>::max(),
+            [v] { return "size " + std::to_string(v) + " out of range"; });
     return static_cast<uint32_t>(v);
 }
 

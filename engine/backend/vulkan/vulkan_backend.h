@@ -127,6 +127,9 @@ private:
     // How the matvec_dot EXPERTS kernels cover the slots of ids with `groups` work groups of rows each: one slot per
     // grid row, or (kGroupedMatvecMinTokens tokens or more) one tile of grouped slots per grid row. Sets p's
     // grouping and returns the grid and what binding 4 holds (the ids, or the grouping).
+    // Counts `matrices` expert matrices of `rows` rows as read: one per slot, or, where the slots are grouped, one
+    // per expert that can have slots (which ones do stays on the GPU).
+    void count_expert_reads(int64_t matrices, int64_t rows, size_t row_stride);
     std::pair<Grid, View> experts_dot_slots(ExpertsDotPush& p, const View& iv, const Tensor& ids, int64_t n_experts,
                                             uint64_t groups);
     // Activation rows quantized to Q8_1 (kernels/vulkan/quantize_q8_1.comp) in the next free part of the scratch
