@@ -142,6 +142,9 @@ public:
     void matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias = nullptr);
     // out[i, :] = x[i, :] / rms(x[i, :]) * weight (weight has x.cols elements). out may alias x.
     void rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out);
+    // A residual add and the norm after it: x += y (in place), then out = rms_norm(x) * weight. out must not alias
+    // x or y.
+    void add_rms_norm(const Tensor& x, const Tensor& y, const Tensor& weight, float eps, const Tensor& out);
     // LayerNorm: out[i, :] = (x[i, :] - mean) / sqrt(var + eps) * weight + bias, mean and (biased) variance over
     // the row; weight and bias F32 with x.cols elements. out may alias x.
     void layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps, const Tensor& out);
@@ -179,6 +182,11 @@ public:
     // K - 1 inputs before the batch come from state ([K - 1, C], oldest first, F32), which then holds the last
     // K - 1 inputs. weight: [C rows, K cols].
     void conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out);
+    // conv1d_causal, then silu on out (the Gated DeltaNet's convolution).
+    void conv1d_causal_silu(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out);
+    // The Gated DeltaNet's gates in place (../specs/qwen35moe.md §5.4 step 5); beta and alpha [T, H], dt_bias and a
+    // one row of H: beta = sigmoid(beta); alpha = softplus(alpha + dt_bias) * a (the log decay g).
+    void deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias, const Tensor& a);
     void delta_rule(const DeltaRuleArgs& args);
     // Per row of logits [T, E]: softmax over all E, the k most probable experts (ties to the lower index), their
     // probabilities renormalized to sum 1 (the sum clamped at >= 6.1035e-5). ids: I32 [T, k]; weights: F32 [T, k].
@@ -202,6 +210,11 @@ public:
     void add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out);
     // out[t, :] = sum_j weights[t, j] * y[t * k + j, :]
     void moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out);
+    // moe_combine and a shared expert scaled by a per-token sigmoid gate (qwen35moe, §5.5 step 5):
+    //   out[t, :] = sum_j weights[t, j] * y[t * k + j, :] + sigmoid(gate[t, 0]) * shared[t, :]
+    // gate [T, 1] and shared [T, cols] are scratch (their contents afterwards are unspecified); out aliases neither.
+    void moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared, const Tensor& gate,
+                            const Tensor& out);
 
     virtual BackendCounters counters() const { return {}; }
     // out (F32/F16/BF16/Q8_0 rows) = x converted.
@@ -210,13 +223,15 @@ public:
 protected:
     // The operations themselves, called by the entry points above once the arguments have passed the one check of
     // engine/backend/backend_contract.cpp (shapes, types, lengths, aliasing). An implementation checks only what is
-    // its own (a type or size its device cannot handle). do_matmul_gated and do_matmul_experts_gated default to the
-    // plain operations (backend_fused_defaults.cpp).
+    // its own (a type or size its device cannot handle). The fused operations (do_matmul_gated,
+    // do_matmul_experts_gated, do_add_rms_norm, do_conv1d_causal_silu, do_deltanet_gates, do_moe_combine_shared)
+    // default to the plain operations they stand for (backend_fused_defaults.cpp).
     virtual void do_write(const Tensor& dst, std::span<const std::byte> src) = 0;
     virtual void do_read(const Tensor& src, std::span<std::byte> dst) = 0;
     virtual void do_get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) = 0;
     virtual void do_matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) = 0;
     virtual void do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) = 0;
+    virtual void do_add_rms_norm(const Tensor& x, const Tensor& y, const Tensor& weight, float eps, const Tensor& out);
     virtual void do_layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
                                const Tensor& out) = 0;
     virtual void do_add(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
@@ -235,6 +250,8 @@ protected:
     virtual void do_rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps,
                                    const Tensor& out) = 0;
     virtual void do_conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) = 0;
+    virtual void do_conv1d_causal_silu(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out);
+    virtual void do_deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias, const Tensor& a);
     virtual void do_delta_rule(const DeltaRuleArgs& args) = 0;
     virtual void do_moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) = 0;
     virtual void do_matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
@@ -246,6 +263,8 @@ protected:
                                          const Tensor& out);
     virtual void do_add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) = 0;
     virtual void do_moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) = 0;
+    virtual void do_moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared, const Tensor& gate,
+                                       const Tensor& out);
     virtual void do_convert(const Tensor& x, const Tensor& out) = 0;
 };
 

@@ -46,6 +46,24 @@ bool same_start(const Tensor& a, const Tensor& b) {
     return a.buffer == b.buffer && a.offset == b.offset;
 }
 
+void require_conv1d(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) {
+    require_f32(x, "conv1d", "input");
+    require_f32(weight, "conv1d", "weight");
+    require_f32(state, "conv1d", "state");
+    require_same_shape(x, out, "conv1d");
+    const int64_t channels = x.cols, kernel = weight.cols;
+    require(weight.rows == channels && kernel >= 1, "conv1d: weight must be [channels, kernel]");
+    require(state.rows == kernel - 1 && state.cols == channels, "conv1d: state must be [kernel - 1, channels]");
+    require(!same_start(out, x) || kernel == 1, "conv1d: out must not alias the input");
+}
+
+void require_moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) {
+    require_f32(y, "moe_combine", "input");
+    require_f32(weights, "moe_combine", "weights");
+    require_f32(out, "moe_combine", "output");
+    require(y.rows == out.rows * weights.cols && y.cols == out.cols && weights.rows == out.rows, "moe_combine: shapes");
+}
+
 void require_gated_shapes(const char* op, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
                           const Tensor& up_scratch, const Tensor& out) {
     require(w_gate.rows == w_up.rows && w_gate.cols == w_up.cols, [&] {
@@ -124,6 +142,19 @@ void Backend::rms_norm(const Tensor& x, const Tensor& weight, float eps, const T
     require_same_shape(x, out, "rms_norm");
     require_length(weight, x.cols, "rms_norm", "weight length differs from the row length");
     do_rms_norm(x, weight, eps, out);
+}
+
+void Backend::add_rms_norm(const Tensor& x, const Tensor& y, const Tensor& weight, float eps, const Tensor& out) {
+    require_f32(x, "add_rms_norm", "input");
+    require_f32(y, "add_rms_norm", "addend");
+    require_f32(weight, "add_rms_norm", "weight");
+    require_f32(out, "add_rms_norm", "output");
+    require_same_shape(x, y, "add_rms_norm");
+    require_same_shape(x, out, "add_rms_norm");
+    require_length(weight, x.cols, "add_rms_norm", "weight length differs from the row length");
+    require(x.rows == 0 || (!same_start(out, x) && !same_start(out, y)),
+            "add_rms_norm: out must not alias the input or the addend");
+    do_add_rms_norm(x, y, weight, eps, out);
 }
 
 void Backend::layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps, const Tensor& out) {
@@ -248,15 +279,21 @@ void Backend::rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor
 }
 
 void Backend::conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) {
-    require_f32(x, "conv1d", "input");
-    require_f32(weight, "conv1d", "weight");
-    require_f32(state, "conv1d", "state");
-    require_same_shape(x, out, "conv1d");
-    const int64_t channels = x.cols, kernel = weight.cols;
-    require(weight.rows == channels && kernel >= 1, "conv1d: weight must be [channels, kernel]");
-    require(state.rows == kernel - 1 && state.cols == channels, "conv1d: state must be [kernel - 1, channels]");
-    require(!same_start(out, x) || kernel == 1, "conv1d: out must not alias the input");
+    require_conv1d(x, weight, state, out);
     do_conv1d_causal(x, weight, state, out);
+}
+
+void Backend::conv1d_causal_silu(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) {
+    require_conv1d(x, weight, state, out);
+    do_conv1d_causal_silu(x, weight, state, out);
+}
+
+void Backend::deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias, const Tensor& a) {
+    for (const Tensor* t : {&beta, &alpha, &dt_bias, &a}) require_f32(*t, "deltanet_gates", "every tensor");
+    require_same_shape(beta, alpha, "deltanet_gates");
+    require(dt_bias.rows == 1 && dt_bias.cols == alpha.cols && a.rows == 1 && a.cols == alpha.cols,
+            "deltanet_gates: dt_bias and a must be one row per value head");
+    do_deltanet_gates(beta, alpha, dt_bias, a);
 }
 
 void Backend::delta_rule(const DeltaRuleArgs& a) {
@@ -319,11 +356,20 @@ void Backend::add_expert_bias(const Tensor& bias, const Tensor& ids, const Tenso
 }
 
 void Backend::moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) {
-    require_f32(y, "moe_combine", "input");
-    require_f32(weights, "moe_combine", "weights");
-    require_f32(out, "moe_combine", "output");
-    require(y.rows == out.rows * weights.cols && y.cols == out.cols && weights.rows == out.rows, "moe_combine: shapes");
+    require_moe_combine(y, weights, out);
     do_moe_combine(y, weights, out);
+}
+
+void Backend::moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared, const Tensor& gate,
+                                 const Tensor& out) {
+    require_f32(shared, "moe_combine_shared", "shared expert rows");
+    require_f32(gate, "moe_combine_shared", "shared expert gate");
+    require_same_shape(shared, out, "moe_combine_shared");
+    require(gate.rows == out.rows && gate.cols == 1, "moe_combine_shared: the gate must be one column per token");
+    require(out.rows == 0 || (!same_start(out, shared) && !same_start(out, gate) && !same_start(out, y)),
+            "moe_combine_shared: out must not alias its inputs");
+    require_moe_combine(y, weights, out);
+    do_moe_combine_shared(y, weights, shared, gate, out);
 }
 
 void Backend::convert(const Tensor& x, const Tensor& out) {

@@ -19,4 +19,29 @@ void Backend::do_matmul_experts_gated(Activation act, const Tensor& w_gate, cons
     gated_activation(act, out, up_scratch, out);
 }
 
+void Backend::do_add_rms_norm(const Tensor& x, const Tensor& y, const Tensor& weight, float eps, const Tensor& out) {
+    add(x, y, x);
+    rms_norm(x, weight, eps, out);
+}
+
+void Backend::do_conv1d_causal_silu(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) {
+    conv1d_causal(x, weight, state, out);
+    unary(UnaryOp::silu, out, out);
+}
+
+void Backend::do_deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias, const Tensor& a) {
+    unary(UnaryOp::sigmoid, beta, beta);
+    add(alpha, dt_bias, alpha);
+    unary(UnaryOp::softplus, alpha, alpha);
+    mul(alpha, a, alpha);
+}
+
+void Backend::do_moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared, const Tensor& gate,
+                                    const Tensor& out) {
+    moe_combine(y, weights, out);
+    unary(UnaryOp::sigmoid, gate, gate);
+    mul(shared, gate, shared);
+    add(out, shared, out);
+}
+
 }  // namespace ember

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Elementwise and row-wise operations on F32 rows (strided views allowed): add, mul, scale, unary functions,
 // gated activations, RMS / L2 / gated RMS / Layer norms, softmax, and the mixture-of-experts biases and combine.
-#include "gpu_device.cuh"
-#include "kernels.h"
+#include "activations.cuh"
 
 namespace ember::gpu_kernels {
 
@@ -18,29 +17,6 @@ dim3 elementwise_grid(const Rows& x) {
     const int64_t per_row = (x.cols + kThreads - 1) / kThreads;
     const int64_t rows = x.rows < kMaxGridY ? x.rows : kMaxGridY;
     return dim3(static_cast<unsigned>(per_row), static_cast<unsigned>(rows > 0 ? rows : 1));
-}
-
-__device__ __forceinline__ float silu(float v) { return v / (1.0f + expf(-v)); }
-__device__ __forceinline__ float sigmoid(float v) { return 1.0f / (1.0f + expf(-v)); }
-__device__ __forceinline__ float softplus(float v) { return v > 20.0f ? v : log1pf(expf(v)); }
-__device__ __forceinline__ float gelu_tanh(float v) {
-    constexpr float sqrt_2_over_pi = 0.7978845608028654f;
-    return 0.5f * v * (1.0f + tanhf(sqrt_2_over_pi * (v + 0.044715f * v * v * v)));
-}
-
-// Activation::swiglu_clamped (gpt-oss's experts).
-constexpr float kSwigluLimit = 7.0f;
-constexpr float kSwigluAlpha = 1.702f;
-
-__device__ __forceinline__ float gated(Gated act, float g, float u) {
-    switch (act) {
-        case Gated::silu: return silu(g) * u;
-        case Gated::gelu: return gelu_tanh(g) * u;
-        default: {
-            const float gc = fminf(g, kSwigluLimit);
-            return gc * sigmoid(kSwigluAlpha * gc) * (fminf(fmaxf(u, -kSwigluLimit), kSwigluLimit) + 1.0f);
-        }
-    }
 }
 
 __device__ __forceinline__ float apply(Unary op, float v) {
@@ -120,6 +96,24 @@ __global__ void rms_norm_kernel(const float* x, int64_t xs, const float* w, cons
     }
 }
 
+// One block per row: x += y, then out = rms_norm(x) * w with rms_norm_kernel's sums (the same rounding as an add
+// and an rms_norm launch).
+__global__ void add_rms_norm_kernel(float* x, int64_t xs, const float* y, int64_t ys, const float* w, float eps,
+                                    float* out, int64_t os, int64_t cols) {
+    const int64_t r = blockIdx.x;
+    float* in = x + r * xs;
+    const float* add = y + r * ys;
+    float sum = 0.0f;
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
+        const float v = in[c] + add[c];
+        in[c] = v;
+        sum += v * v;
+    }
+    sum = block_sum(sum);
+    const float inv = 1.0f / sqrtf(sum / static_cast<float>(cols) + eps);
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) out[r * os + c] = in[c] * inv * w[c];
+}
+
 // One block per row; each run of head_dim elements normalized separately (one warp per head at a time).
 __global__ void l2_norm_kernel(const float* x, int64_t xs, int head_dim, float eps, float* out, int64_t os,
                                int64_t cols) {
@@ -162,6 +156,30 @@ __global__ void moe_combine_kernel(const float* y, int64_t ys, const float* wts,
         float sum = 0.0f;
         for (int j = 0; j < k; ++j) sum += wts[t * wss + j] * y[(t * k + j) * ys + c];
         out[t * os + c] = sum;
+    }
+}
+
+// moe_combine_kernel's sum plus sigmoid(gate[t]) * shared[t, c], rounded as the separate sigmoid, mul and add.
+__global__ void moe_combine_shared_kernel(const float* y, int64_t ys, const float* wts, int64_t wss, int k,
+                                          const float* shared, int64_t ss, const float* gate, int64_t gs, float* out,
+                                          int64_t os, int64_t cols, int64_t rows) {
+    const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (c >= cols) return;
+    for (int64_t t = blockIdx.y; t < rows; t += gridDim.y) {
+        float sum = 0.0f;
+        for (int j = 0; j < k; ++j) sum += wts[t * wss + j] * y[(t * k + j) * ys + c];
+        out[t * os + c] = __fadd_rn(sum, __fmul_rn(shared[t * ss + c], sigmoid(gate[t * gs])));
+    }
+}
+
+// beta = sigmoid(beta); alpha = softplus(alpha + dt_bias) * a, in place ([T, H] rows, dt_bias and a one row).
+__global__ void deltanet_gates_kernel(float* beta, int64_t bs, float* alpha, int64_t as, const float* dt_bias,
+                                      const float* a, int64_t cols, int64_t rows) {
+    const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (c >= cols) return;
+    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+        beta[r * bs + c] = sigmoid(beta[r * bs + c]);
+        alpha[r * as + c] = softplus(alpha[r * as + c] + dt_bias[c]) * a[c];
     }
 }
 
@@ -224,6 +242,12 @@ void rms_norm(const Launch& l, const Rows& x, const float* weight, float eps, co
                                                                               out.data, out.stride, x.cols);
 }
 
+void add_rms_norm(const Launch& l, const Rows& x, const Rows& y, const float* weight, float eps, const Rows& out) {
+    add_rms_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(x.data, x.stride, y.data, y.stride,
+                                                                                  weight, eps, out.data, out.stride,
+                                                                                  x.cols);
+}
+
 void layer_norm(const Launch& l, const Rows& x, const float* weight, const float* bias, float eps, const Rows& out) {
     layer_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(x.data, x.stride, weight, bias, eps,
                                                                                 out.data, out.stride, x.cols);
@@ -256,6 +280,20 @@ void moe_combine(const Launch& l, const Rows& y, const Rows& weights, const Rows
     moe_combine_kernel<<<elementwise_grid(out), kThreads, 0, l.stream>>>(y.data, y.stride, weights.data,
                                                                          weights.stride, k, out.data, out.stride,
                                                                          out.cols, out.rows);
+}
+
+void moe_combine_shared(const Launch& l, const Rows& y, const Rows& weights, const Rows& shared, const Rows& gate,
+                        const Rows& out) {
+    const int k = static_cast<int>(weights.cols);
+    moe_combine_shared_kernel<<<elementwise_grid(out), kThreads, 0, l.stream>>>(
+        y.data, y.stride, weights.data, weights.stride, k, shared.data, shared.stride, gate.data, gate.stride, out.data,
+        out.stride, out.cols, out.rows);
+}
+
+void deltanet_gates(const Launch& l, const Rows& beta, const Rows& alpha, const float* dt_bias, const float* a) {
+    deltanet_gates_kernel<<<elementwise_grid(alpha), kThreads, 0, l.stream>>>(beta.data, beta.stride, alpha.data,
+                                                                               alpha.stride, dt_bias, a, alpha.cols,
+                                                                               alpha.rows);
 }
 
 }  // namespace ember::gpu_kernels

@@ -30,6 +30,9 @@ struct Launch {
     bool matrix_cores = false;  // CUDA sm_80 and later: products of many tokens run on the tensor cores
 };
 
+// out = act(gate, up) (ember::Activation): silu(gate) * up, gelu_tanh(gate) * up, or gpt-oss's clamped SwiGLU.
+enum class Gated : int { silu, gelu, swiglu_clamped };
+
 // A weight matrix in GGUF's row layout.
 struct Weights {
     uint32_t type = kF32;
@@ -67,6 +70,11 @@ inline int64_t max_matvec_tokens(uint32_t type, int64_t cols) {
 void matvec_integer(const Launch& l, const Weights& w, const void* xq, int64_t tokens, const Rows& out,
                     const float* bias);
 void matvec_float(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias);
+// out[t, r] = act(w_gate[r, :] . x[t, :], w_up[r, :] . x[t, :]) for an integer type (both matrices of one type and
+// shape), up to max_matvec_tokens tokens: the sums of matvec_integer, rounded exactly as its two launches and a
+// gated_activation.
+void matvec_gated_integer(const Launch& l, Gated act, const Weights& w_gate, const Weights& w_up, const void* xq,
+                          int64_t tokens, const Rows& out);
 // Any number of tokens: weights decoded into shared-memory tiles.
 void matmul_tiled(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias);
 
@@ -75,6 +83,10 @@ void matmul_tiled(const Launch& l, const Weights& w, const Rows& x, const Rows& 
 // give a zero row.
 void matvec_experts_integer(const Launch& l, const Weights& w, int64_t n_experts, const void* xq, bool x_per_slot,
                             const int32_t* ids, int64_t tokens, int k, const Rows& out);
+// The gated form of matvec_experts_integer: out[s] = act(W_gate . x, W_up . x) of slot s's expert.
+void matvec_experts_gated_integer(const Launch& l, Gated act, const Weights& w_gate, const Weights& w_up,
+                                  int64_t n_experts, const void* xq, bool x_per_slot, const int32_t* ids,
+                                  int64_t tokens, int k, const Rows& out);
 void matvec_experts_float(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot,
                           const int32_t* ids, int64_t tokens, int k, const Rows& out);
 // A verify batch of an integer type: the slots grouped by expert (scratch: expert_group_bytes), each expert's rows
@@ -97,10 +109,11 @@ void mul(const Launch& l, const Rows& a, const Rows& b, const Rows& out);
 void scale(const Launch& l, const Rows& x, float s, const Rows& out);
 enum class Unary : int { silu, sigmoid, softplus, exp, gelu, gelu_erf };  // gelu: the tanh form
 void unary(const Launch& l, Unary op, const Rows& x, const Rows& out);
-// out = act(gate, up) (ember::Activation): silu(gate) * up, gelu_tanh(gate) * up, or gpt-oss's clamped SwiGLU.
-enum class Gated : int { silu, gelu, swiglu_clamped };
+// out = act(gate, up) (Gated, above).
 void gated_activation(const Launch& l, Gated act, const Rows& gate, const Rows& up, const Rows& out);
 void rms_norm(const Launch& l, const Rows& x, const float* weight, float eps, const Rows& out);
+// x += y, then out = rms_norm(x) * weight (the rounding of add and rms_norm).
+void add_rms_norm(const Launch& l, const Rows& x, const Rows& y, const float* weight, float eps, const Rows& out);
 void rms_norm_gated(const Launch& l, const Rows& x, const float* weight, const Rows& z, float eps, const Rows& out);
 // weight and bias: x.cols elements.
 void layer_norm(const Launch& l, const Rows& x, const float* weight, const float* bias, float eps, const Rows& out);
@@ -132,8 +145,10 @@ void attention(const Launch& l, const Rows& q, const TypedRows& k_cache, const T
                const int32_t* n_kv, const int32_t* positions, const AttentionArgs& a, const Rows& out, float* scratch);
 
 // --- recurrent layers and routing ----------------------------------------------------------------------------------
-// weight [C rows, K cols] F32; state [K - 1, C].
-void conv1d_causal(const Launch& l, const Rows& x, const Rows& weight, const Rows& state, const Rows& out);
+// weight [C rows, K cols] F32; state [K - 1, C]; with silu, out = silu(the convolution).
+void conv1d_causal(const Launch& l, const Rows& x, const Rows& weight, const Rows& state, const Rows& out, bool silu);
+// In place: beta = sigmoid(beta); alpha = softplus(alpha + dt_bias) * a (dt_bias and a: alpha.cols values).
+void deltanet_gates(const Launch& l, const Rows& beta, const Rows& alpha, const float* dt_bias, const float* a);
 struct DeltaRuleArgs {
     Rows q, k, v, g, beta, state, out;
     float* snapshots = nullptr;  // [n_snapshots, n_v_heads * d_k * d_v] or nullptr
@@ -148,5 +163,8 @@ void moe_route(const Launch& l, const Rows& logits, int k, int32_t* ids, int64_t
 void add_expert_bias(const Launch& l, const Rows& bias, const int32_t* ids, int64_t ids_stride, int k,
                      const Rows& out);
 void moe_combine(const Launch& l, const Rows& y, const Rows& weights, const Rows& out);
+// moe_combine + sigmoid(gate[t, 0]) * shared[t, :], rounded as the separate launches.
+void moe_combine_shared(const Launch& l, const Rows& y, const Rows& weights, const Rows& shared, const Rows& gate,
+                        const Rows& out);
 
 }  // namespace ember::gpu_kernels

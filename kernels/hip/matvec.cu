@@ -7,6 +7,7 @@
 //   float path (every other type): decode32 to floats, fp32 dot products.
 // The expert forms pick each slot's matrix from ids on the device: per slot for one token, and for a verify batch
 // grouped by expert, so that an expert's rows are read once for every slot routed to it (the same sums as per slot).
+#include "activations.cuh"
 #include "expert_tiles.cuh"
 #include "matvec_common.cuh"
 
@@ -170,6 +171,58 @@ __global__ void matvec_integer_kernel(const uint8_t* w, size_t row_stride, int64
     store_row_sums<NT, LPR>(acc, lane, row, rows, out, out_stride, bias);
 }
 
+// Gate row and up row of a gated product against NT tokens, walked together; each sum in integer_row's order, so the
+// fused kernels below round exactly as two products and a gated activation do.
+template <int T, int NT, int LPR>
+__device__ __forceinline__ void integer_row_pair(const uint8_t* gate_row, const uint8_t* up_row, int nb,
+                                                 const ActBlock* x, int64_t x_step, int lane, float (&g)[NT],
+                                                 float (&u)[NT]) {
+    for (int b = lane; b < nb; b += LPR) {
+        const IntegerBlock gb = load_integer_block<T>(gate_row + static_cast<size_t>(b) * kIntegerBlockBytes<T>);
+        const IntegerBlock ub = load_integer_block<T>(up_row + static_cast<size_t>(b) * kIntegerBlockBytes<T>);
+#pragma unroll
+        for (int t = 0; t < NT; ++t) {
+            g[t] += integer_dot<T>(gb, x[b + t * x_step]);
+            u[t] += integer_dot<T>(ub, x[b + t * x_step]);
+        }
+    }
+}
+
+// out[t, r] = act(w_gate[r] . x[t], w_up[r] . x[t]); the + 0.0f is the absent bias of matvec_integer_kernel.
+template <int T, int NT, int LPR>
+__global__ void matvec_gated_integer_kernel(Gated act, const uint8_t* wg, const uint8_t* wu, size_t row_stride,
+                                            int64_t rows, int nb, const ActBlock* x, float* out, int64_t out_stride) {
+    const int lane = row_lane<LPR>();
+    const int64_t row = lane_group_row<LPR>();
+    float g[NT] = {}, u[NT] = {};
+    if (row < rows) integer_row_pair<T, NT, LPR>(wg + row * row_stride, wu + row * row_stride, nb, x, nb, lane, g, u);
+#pragma unroll
+    for (int t = 0; t < NT; ++t) {
+        const float gs = group_sum<LPR>(g[t]) + 0.0f, us = group_sum<LPR>(u[t]) + 0.0f;
+        if (lane == 0 && row < rows) out[t * out_stride + row] = gated(act, gs, us);
+    }
+}
+
+// The gated expert form of matvec_experts_integer_kernel: grid.y is the slot.
+template <int T, int LPR>
+__global__ void matvec_experts_gated_integer_kernel(Gated act, const uint8_t* wg, const uint8_t* wu,
+                                                    size_t row_stride, int64_t rows, int64_t n_experts, int nb,
+                                                    const ActBlock* x, bool x_per_slot, const int32_t* ids, int k,
+                                                    float* out, int64_t out_stride) {
+    const int lane = row_lane<LPR>();
+    const int64_t row = lane_group_row<LPR>();
+    const int64_t slot = blockIdx.y;
+    const int32_t e = ids[slot];
+    float g[1] = {0.0f}, u[1] = {0.0f};
+    if (row < rows && e >= 0 && e < n_experts) {
+        const ActBlock* xs = x + (x_per_slot ? slot : slot / k) * nb;
+        const int64_t r = (static_cast<int64_t>(e) * rows + row) * static_cast<int64_t>(row_stride);
+        integer_row_pair<T, 1, LPR>(wg + r, wu + r, nb, xs, nb, lane, g, u);
+    }
+    const float gs = group_sum<LPR>(g[0]), us = group_sum<LPR>(u[0]);
+    if (lane == 0 && row < rows) out[slot * out_stride + row] = gated(act, gs, us);
+}
+
 // grid.y: slot s = t * k + j of the expert form.
 template <int T, int LPR>
 __global__ void matvec_experts_integer_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t n_experts,
@@ -278,6 +331,8 @@ constexpr int kThreads = 128;
 // The most tokens one launch takes: 16 on the integer path, 8 on the float path (its 32 decoded weights per lane
 // leave room for fewer accumulators).
 constexpr int kIntegerRunTokens = 16, kFloatRunTokens = 8;
+// The gated products keep two accumulators per token.
+constexpr int kGatedRunTokens = 8;
 
 // Lanes per row: 32 for rows of at least 32 blocks, else 16 (short rows such as the expert down projections).
 template <typename F>
@@ -349,6 +404,42 @@ void matvec_integer(const Launch& l, const Weights& w, const void* xq, int64_t t
         });
         t0 += run;
     }
+}
+
+void matvec_gated_integer(const Launch& l, Gated act, const Weights& w_gate, const Weights& w_up, const void* xq,
+                          int64_t tokens, const Rows& out) {
+    const int nb = static_cast<int>(w_gate.cols / 32);
+    const auto* x = static_cast<const ActBlock*>(xq);
+    for (int64_t t0 = 0; t0 < tokens;) {
+        const int64_t run = token_run<kGatedRunTokens>(tokens - t0);
+        dispatch_integer_type(w_gate.type, [&]<int T>() {
+            with_lanes(nb, [&]<int LPR>() {
+                with_tokens<kGatedRunTokens>(run, [&]<int NT>() {
+                    const unsigned grid = static_cast<unsigned>((w_gate.rows + kThreads / LPR - 1) / (kThreads / LPR));
+                    matvec_gated_integer_kernel<T, NT, LPR><<<grid, kThreads, 0, l.stream>>>(
+                        act, w_gate.data, w_up.data, w_gate.row_stride, w_gate.rows, nb, x + t0 * nb,
+                        out.data + t0 * out.stride, out.stride);
+                });
+            });
+        });
+        t0 += run;
+    }
+}
+
+void matvec_experts_gated_integer(const Launch& l, Gated act, const Weights& w_gate, const Weights& w_up,
+                                  int64_t n_experts, const void* xq, bool x_per_slot, const int32_t* ids,
+                                  int64_t tokens, int k, const Rows& out) {
+    const int nb = static_cast<int>(w_gate.cols / 32);
+    const int64_t rows = w_gate.rows / n_experts;
+    dispatch_integer_type(w_gate.type, [&]<int T>() {
+        with_lanes(nb, [&]<int LPR>() {
+            const dim3 grid(static_cast<unsigned>((rows + kThreads / LPR - 1) / (kThreads / LPR)),
+                            static_cast<unsigned>(tokens * k));
+            matvec_experts_gated_integer_kernel<T, LPR><<<grid, kThreads, 0, l.stream>>>(
+                act, w_gate.data, w_up.data, w_gate.row_stride, rows, n_experts, nb, static_cast<const ActBlock*>(xq),
+                x_per_slot, ids, k, out.data, out.stride);
+        });
+    });
 }
 
 void matvec_float(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias) {

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Operations of hybrid (Gated DeltaNet) and mixture-of-experts layers: the causal depthwise convolution with its
 // state, the gated delta rule, and top-k expert routing (../shared/specs/qwen35moe.md §5.4, §5.5).
-#include "gpu_device.cuh"
-#include "kernels.h"
+#include "activations.cuh"
 
 namespace ember::gpu_kernels {
 
@@ -19,10 +18,11 @@ __device__ __forceinline__ float conv_input(const float* x, int64_t xs, const fl
 }
 
 // grid (channels / 128, token chunks): a thread computes kConvTokens outputs of one channel, its window of the
-// previous K - 1 inputs read from the batch or the state. The state is only read here (conv_state_kernel writes it
-// afterwards), so chunks run in any order.
+// previous K - 1 inputs read from the batch or the state. With several chunks the state is only read here
+// (conv_state_kernel writes it afterwards), so chunks run in any order; a single chunk (decode, verify) leaves the
+// last K - 1 inputs in its window and writes the state itself.
 __global__ void conv1d_kernel(const float* x, int64_t xs, int64_t tokens, int64_t channels, const float* w, int64_t ws,
-                              int kernel, const float* state, int64_t ss, float* out, int64_t os) {
+                              int kernel, float* state, int64_t ss, float* out, int64_t os, bool silu) {
     const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const int64_t t0 = static_cast<int64_t>(blockIdx.y) * kConvTokens;
     if (c >= channels) return;
@@ -41,11 +41,16 @@ __global__ void conv1d_kernel(const float* x, int64_t xs, int64_t tokens, int64_
         for (int k = 0; k < kMaxConvKernel - 1; ++k)
             if (k < kernel - 1) sum += weight[k] * window[k];
         sum += weight[kernel - 1] * in;
-        out[t * os + c] = sum;
+        out[t * os + c] = silu ? gpu_kernels::silu(sum) : sum;
 #pragma unroll
         for (int k = 0; k < kMaxConvKernel - 1; ++k)
             if (k < kernel - 2) window[k] = window[k + 1];
         window[kernel - 2] = in;
+    }
+    if (gridDim.y == 1) {
+#pragma unroll
+        for (int k = 0; k < kMaxConvKernel - 1; ++k)
+            if (k < kernel - 1) state[k * ss + c] = window[k];
     }
 }
 
@@ -214,13 +219,15 @@ __global__ void moe_route_kernel(const float* logits, int64_t ls, int64_t n_expe
 
 }  // namespace
 
-void conv1d_causal(const Launch& l, const Rows& x, const Rows& weight, const Rows& state, const Rows& out) {
+void conv1d_causal(const Launch& l, const Rows& x, const Rows& weight, const Rows& state, const Rows& out,
+                   bool silu) {
     if (x.rows == 0) return;
     const unsigned channel_blocks = static_cast<unsigned>((x.cols + 127) / 128);
     const dim3 grid(channel_blocks, static_cast<unsigned>((x.rows + kConvTokens - 1) / kConvTokens));
     const int kernel = static_cast<int>(weight.cols);
     conv1d_kernel<<<grid, 128, 0, l.stream>>>(x.data, x.stride, x.rows, x.cols, weight.data, weight.stride, kernel,
-                                              state.data, state.stride, out.data, out.stride);
+                                              state.data, state.stride, out.data, out.stride, silu);
+    if (grid.y == 1) return;
     conv_state_kernel<<<channel_blocks, 128, 0, l.stream>>>(x.data, x.stride, x.rows, x.cols, kernel, state.data,
                                                             state.stride);
 }

@@ -716,7 +716,7 @@ TEST_P(BackendOps, GatedProductsOfDecodeTypes) {
         const Tensor wg = upload(wt, rows, cols, random(rows * cols), &g_stored);
         const Tensor wu = upload(wt, rows, cols, random(rows * cols), &u_stored);
         const double tolerance = gguf::traits(wt).quantized ? 3e-2 : 1e-5;
-        for (int64_t tokens : {1, 5})
+        for (int64_t tokens : {1, 5, 13})
             for (Activation act : {Activation::silu, Activation::gelu, Activation::swiglu_clamped}) {
                 const std::vector<float> x = random(tokens * cols, gated_input_scale(act, cols));
                 const Tensor out = output(TensorType::F32, tokens, rows);

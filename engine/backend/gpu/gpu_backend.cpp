@@ -61,9 +61,13 @@ std::string GpuBackend::name() const {
     return std::string(gpu::kRuntimeName) + " (" + ctx_->prop.name + ", " + ctx_->arch + ")";
 }
 
-std::unique_ptr<Buffer> GpuBackend::allocate(size_t bytes) { return std::make_unique<DeviceBuffer>(ctx_, bytes); }
+std::unique_ptr<Buffer> GpuBackend::allocate(size_t bytes) {
+    quantized_ = {};  // a new buffer may take the freed memory of the quantized rows
+    return std::make_unique<DeviceBuffer>(ctx_, bytes);
+}
 
 std::unique_ptr<Buffer> GpuBackend::map_weights(std::span<const std::byte> bytes) {
+    quantized_ = {};
     const WeightPlacement placement = ctx_->options.weights;
     const bool in_place = placement == WeightPlacement::in_place ||
                           (placement == WeightPlacement::automatic && ctx_->prop.integrated);
@@ -103,6 +107,7 @@ void GpuBackend::do_write(const Tensor& dst, std::span<const std::byte> src) {
         });
         return;
     }
+    quantized_ = {};
     ctx_->synchronize();
     check(gpu::memcpy_sync(d, src.data(), src.size(), gpu::kHostToDevice), "writing a tensor");
 }
@@ -117,7 +122,29 @@ void GpuBackend::do_read(const Tensor& src, std::span<std::byte> dst) {
 
 void GpuBackend::synchronize() { ctx_->synchronize(); }
 
-void GpuBackend::record_product(const gk::Weights& w, std::vector<uint64_t> key, LaunchFn fn) {
+namespace {
+
+bool overlaps(const gk::Rows& a, const gk::Rows& b) {
+    if (!a.data || !b.data || a.rows == 0 || b.rows == 0) return false;
+    const float* a_end = a.data + (a.rows - 1) * a.stride + a.cols;
+    const float* b_end = b.data + (b.rows - 1) * b.stride + b.cols;
+    return a.data < b_end && b.data < a_end;
+}
+
+}  // namespace
+
+std::pair<std::byte*, bool> GpuBackend::quantized_activations(const gk::Rows& x) {
+    const bool same = quantized_.data == x.data && quantized_.rows == x.rows && quantized_.cols == x.cols &&
+                      quantized_.stride == x.stride;
+    const Buffer* before = scratch_[kActivations].get();
+    std::byte* xq = scratch(kActivations, gk::q8_1_bytes(x.rows, x.cols));
+    const bool fresh = !same || scratch_[kActivations].get() != before;
+    quantized_ = x;
+    return {xq, fresh};
+}
+
+void GpuBackend::record_product(const gk::Weights& w, const gk::Rows& out, std::vector<uint64_t> key, LaunchFn fn) {
+    if (overlaps(out, quantized_)) quantized_ = {};
     std::string label;
     if (ctx_->steps->profiling())
         label = std::string(reinterpret_cast<const char*>(key[0])) + " " +
@@ -147,17 +174,17 @@ void GpuBackend::do_matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
     if (x.rows == 0) return;
     const bool matvec = x.rows <= gk::max_matvec_tokens(wv.type, w.cols);
     if (matvec && w.cols % 32 == 0 && gk::has_integer_matvec(wv.type)) {
-        auto* xq = scratch(kActivations, gk::q8_1_bytes(x.rows, x.cols));
-        record_product(wv, launch_key("matvec_integer", wv, xv, ov, bv, xq),
+        const auto [xq, fresh] = quantized_activations(xv);
+        record_product(wv, ov, launch_key("matvec_integer", wv, xv, ov, bv, xq, fresh),
                        [=](const gk::Launch& l, const std::byte*) {
-                           gk::quantize_q8_1(l, xv, xq);
+                           if (fresh) gk::quantize_q8_1(l, xv, xq);
                            gk::matvec_integer(l, wv, xq, xv.rows, ov, bv);
                        });
     } else if (matvec) {
-        record_product(wv, launch_key("matvec_float", wv, xv, ov, bv),
+        record_product(wv, ov, launch_key("matvec_float", wv, xv, ov, bv),
                        [=](const gk::Launch& l, const std::byte*) { gk::matvec_float(l, wv, xv, ov, bv); });
     } else {
-        record_product(wv, launch_key("matmul_tiled", wv, xv, ov, bv),
+        record_product(wv, ov, launch_key("matmul_tiled", wv, xv, ov, bv),
                        [=](const gk::Launch& l, const std::byte*) { gk::matmul_tiled(l, wv, xv, ov, bv); });
     }
 }
@@ -179,33 +206,87 @@ void GpuBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const Ten
     if (slots == 0) return;
     const bool integer = gk::has_integer_matvec(wv.type);
     if (integer && tokens <= kPerSlotIntegerExpertTokens) {
-        auto* xq = scratch(kActivations, gk::q8_1_bytes(x.rows, x.cols));
-        record_product(wv, launch_key("experts_integer", wv, n_experts, xv, idv, k, ov, xq),
+        const auto [xq, fresh] = quantized_activations(xv);
+        record_product(wv, ov, launch_key("experts_integer", wv, n_experts, xv, idv, k, ov, xq, fresh),
                        [=](const gk::Launch& l, const std::byte*) {
-                           gk::quantize_q8_1(l, xv, xq);
+                           if (fresh) gk::quantize_q8_1(l, xv, xq);
                            gk::matvec_experts_integer(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov);
                        });
     } else if (integer && tokens <= gk::kMaxIntegerMatvecTokens) {
         // A verify batch: each routed expert's rows read once for all its slots, not once per slot.
-        auto* xq = scratch(kActivations, gk::q8_1_bytes(x.rows, x.cols));
+        const auto [xq, fresh] = quantized_activations(xv);
         auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
-        record_product(wv, launch_key("experts_grouped_integer", wv, n_experts, xv, idv, k, ov, xq, groups),
+        record_product(wv, ov, launch_key("experts_grouped_integer", wv, n_experts, xv, idv, k, ov, xq, fresh, groups),
                        [=](const gk::Launch& l, const std::byte*) {
-                           gk::quantize_q8_1(l, xv, xq);
+                           if (fresh) gk::quantize_q8_1(l, xv, xq);
                            gk::matvec_experts_grouped(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov, groups);
                        });
     } else if (!integer && tokens <= kPerSlotFloatExpertTokens) {
-        record_product(wv, launch_key("experts_float", wv, n_experts, xv, idv, k, ov),
+        record_product(wv, ov, launch_key("experts_float", wv, n_experts, xv, idv, k, ov),
                        [=](const gk::Launch& l, const std::byte*) {
                            gk::matvec_experts_float(l, wv, n_experts, xv, per_slot, idv, tokens, k, ov);
                        });
     } else {
         auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
-        record_product(wv, launch_key("experts_grouped", wv, n_experts, xv, idv, k, ov, groups),
+        record_product(wv, ov, launch_key("experts_grouped", wv, n_experts, xv, idv, k, ov, groups),
                        [=](const gk::Launch& l, const std::byte*) {
                            gk::matmul_experts_grouped(l, wv, n_experts, xv, per_slot, idv, tokens, k, ov, groups);
                        });
     }
+}
+
+namespace {
+
+// Gate and up of one integer type and shape, so that one kernel walks both.
+bool integer_pair(const gk::Weights& g, const gk::Weights& u) {
+    return gk::has_integer_matvec(g.type) && g.type == u.type && g.rows == u.rows && g.cols == u.cols &&
+           g.row_stride == u.row_stride && g.cols % 32 == 0;
+}
+
+}  // namespace
+
+void GpuBackend::do_matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
+                                 const Tensor& up_scratch, const Tensor& out) {
+    const gk::Weights gv = weights_of(w_gate, "matmul_gated gate weights"), uv = weights_of(w_up, "matmul_gated up weights");
+    if (!integer_pair(gv, uv) || x.rows > gk::max_matvec_tokens(gv.type, gv.cols))
+        return Backend::do_matmul_gated(act, w_gate, w_up, x, up_scratch, out);
+    const gk::Rows xv = f32_rows(x, "matmul_gated input"), ov = f32_rows(out, "matmul_gated output");
+    counters_.weight_bytes += static_cast<uint64_t>(w_gate.rows) * w_gate.row_stride * 2;
+    if (x.rows == 0) return;
+    const gk::Gated a = gated_of(act);
+    const auto [xq, fresh] = quantized_activations(xv);
+    record_product(gv, ov, launch_key("matvec_gated_integer", a, gv, uv, xv, ov, xq, fresh),
+                   [=](const gk::Launch& l, const std::byte*) {
+                       if (fresh) gk::quantize_q8_1(l, xv, xq);
+                       gk::matvec_gated_integer(l, a, gv, uv, xq, xv.rows, ov);
+                   });
+}
+
+void GpuBackend::do_matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
+                                         const Tensor& x, const Tensor& ids, const Tensor& up_scratch,
+                                         const Tensor& out) {
+    const gk::Weights gv = weights_of(w_gate, "matmul_experts_gated gate weights"),
+                      uv = weights_of(w_up, "matmul_experts_gated up weights");
+    const int64_t tokens = ids.rows;
+    if (!integer_pair(gv, uv) || tokens > kPerSlotIntegerExpertTokens)
+        return Backend::do_matmul_experts_gated(act, w_gate, w_up, n_experts, x, ids, up_scratch, out);
+    const int64_t rows = w_gate.rows / n_experts;
+    const int k = static_cast<int>(ids.cols);
+    const gk::Rows xv = f32_rows(x, "matmul_experts_gated input"), ov = f32_rows(out, "matmul_experts_gated output");
+    const auto* idv = reinterpret_cast<const int32_t*>(device_data(ids, "matmul_experts_gated ids"));
+    const bool per_slot = x.rows == tokens * k && k > 1;
+    const int64_t slots = tokens * k;
+    const uint64_t bytes = static_cast<uint64_t>(std::min(slots, n_experts) * rows) * w_gate.row_stride * 2;
+    counters_.expert_weight_bytes += bytes;
+    counters_.weight_bytes += bytes;
+    if (slots == 0) return;
+    const gk::Gated a = gated_of(act);
+    const auto [xq, fresh] = quantized_activations(xv);
+    record_product(gv, ov, launch_key("experts_gated_integer", a, gv, uv, n_experts, xv, idv, k, ov, xq, fresh),
+                   [=](const gk::Launch& l, const std::byte*) {
+                       if (fresh) gk::quantize_q8_1(l, xv, xq);
+                       gk::matvec_experts_gated_integer(l, a, gv, uv, n_experts, xq, per_slot, idv, tokens, k, ov);
+                   });
 }
 
 std::unique_ptr<GpuBackend> make_gpu_backend(const GpuBackendOptions& options) {

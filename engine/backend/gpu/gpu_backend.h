@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "backend/backend_operations.h"
 #include "backend/gpu/step_recorder.h"
@@ -84,18 +85,42 @@ public:
 protected:
     // The operations, called by Backend's checked entry points (backend/backend.h).
     EMBER_BACKEND_OPERATION_OVERRIDES
+    // Integer types of matvec size: both products and the activation in one launch; the rest composed (Backend).
+    void do_matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
+                         const Tensor& up_scratch, const Tensor& out) override;
+    void do_matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
+                                 const Tensor& x, const Tensor& ids, const Tensor& up_scratch,
+                                 const Tensor& out) override;
+    // One kernel each for what the base class composes.
+    void do_add_rms_norm(const Tensor& x, const Tensor& y, const Tensor& weight, float eps, const Tensor& out) override;
+    void do_conv1d_causal_silu(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) override;
+    void do_deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias, const Tensor& a) override;
+    void do_moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared, const Tensor& gate,
+                               const Tensor& out) override;
 
 private:
     enum Scratch { kActivations, kAttention, kExpertGroups, kScratchKinds };
     // Device scratch of at least `bytes` (pending launches run first when it has to grow).
     std::byte* scratch(Scratch kind, size_t bytes);
-    void record(std::vector<uint64_t> key, LaunchFn fn) { ctx_->steps->record(std::move(key), std::move(fn)); }
+    // Every launch but a product's: it may write anything, so the quantized activations are forgotten.
+    void record(std::vector<uint64_t> key, LaunchFn fn) {
+        quantized_ = {};
+        ctx_->steps->record(std::move(key), std::move(fn));
+    }
     // A product's launch, named by its weights in a profile (EMBER_GPU_PROFILE): "matmul_tiled q4_0 2048x4096".
-    void record_product(const gpu_kernels::Weights& w, std::vector<uint64_t> key, LaunchFn fn);
+    // It writes out only, which forgets the quantized activations where out overlaps them.
+    void record_product(const gpu_kernels::Weights& w, const gpu_kernels::Rows& out, std::vector<uint64_t> key,
+                        LaunchFn fn);
+    // Where x's Q8_1 blocks go (the activation scratch), and whether this launch must make them (false: the
+    // previous product quantized the same rows and nothing has written since, as with the projections of one
+    // normed input).
+    std::pair<std::byte*, bool> quantized_activations(const gpu_kernels::Rows& x);
+    void record_conv1d(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out, bool silu);
     size_t stage(const void* data, size_t n) { return ctx_->steps->stage(data, n); }
 
     std::shared_ptr<GpuContext> ctx_;
     std::unique_ptr<Buffer> scratch_[kScratchKinds];
+    gpu_kernels::Rows quantized_;  // the rows whose blocks the activation scratch holds (data nullptr: none)
     BackendCounters counters_;
     WeightStats weight_stats_;
     std::shared_ptr<class HostRegistry> registry_;

@@ -140,4 +140,12 @@ gpu_kernels::TypedRows typed_rows(const Tensor& t, const char* what) {
             t.row_stride};
 }
 
+gpu_kernels::Gated gated_of(Activation act) {
+    switch (act) {
+        case Activation::silu: return gpu_kernels::Gated::silu;
+        case Activation::gelu: return gpu_kernels::Gated::gelu;
+        default: return gpu_kernels::Gated::swiglu_clamped;
+    }
+}
+
 }  // namespace ember::gpu_backend

@@ -76,5 +76,6 @@ std::byte* device_data(const Tensor& t, const char* what);
 gpu_kernels::Rows f32_rows(const Tensor& t, const char* what);
 gpu_kernels::Weights weights_of(const Tensor& t, const char* what);
 gpu_kernels::TypedRows typed_rows(const Tensor& t, const char* what);
+gpu_kernels::Gated gated_of(Activation act);
 
 }  // namespace ember::gpu_backend

@@ -28,14 +28,6 @@ gk::Unary unary_of(UnaryOp op) {
     }
 }
 
-gk::Gated gated_of(Activation act) {
-    switch (act) {
-        case Activation::silu: return gk::Gated::silu;
-        case Activation::gelu: return gk::Gated::gelu;
-        default: return gk::Gated::swiglu_clamped;
-    }
-}
-
 }  // namespace
 
 void GpuBackend::do_get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) {
@@ -53,6 +45,16 @@ void GpuBackend::do_rms_norm(const Tensor& x, const Tensor& weight, float eps, c
     const float* wv = f32_rows(weight, "rms_norm weight").data;
     record(launch_key("rms_norm", xv, wv, eps, ov),
            [=](const gk::Launch& l, const std::byte*) { gk::rms_norm(l, xv, wv, eps, ov); });
+}
+
+void GpuBackend::do_add_rms_norm(const Tensor& x, const Tensor& y, const Tensor& weight, float eps,
+                                 const Tensor& out) {
+    const gk::Rows xv = f32_rows(x, "add_rms_norm input"), yv = f32_rows(y, "add_rms_norm addend"),
+                   ov = f32_rows(out, "add_rms_norm output");
+    const float* wv = f32_rows(weight, "add_rms_norm weight").data;
+    if (x.rows == 0) return;
+    record(launch_key("add_rms_norm", xv, yv, wv, eps, ov),
+           [=](const gk::Launch& l, const std::byte*) { gk::add_rms_norm(l, xv, yv, wv, eps, ov); });
 }
 
 void GpuBackend::do_layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
@@ -181,12 +183,31 @@ void GpuBackend::do_attention(const Tensor& q, const Tensor& k_cache, const Tens
 }
 
 void GpuBackend::do_conv1d_causal(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) {
+    record_conv1d(x, weight, state, out, false);
+}
+
+void GpuBackend::do_conv1d_causal_silu(const Tensor& x, const Tensor& weight, const Tensor& state,
+                                       const Tensor& out) {
+    record_conv1d(x, weight, state, out, true);
+}
+
+void GpuBackend::record_conv1d(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out,
+                               bool silu) {
     const int64_t kernel = weight.cols;
     require(kernel >= 2 && kernel <= 8, "conv1d: the kernels take 2 to 8 taps");
     const gk::Rows xv = f32_rows(x, "conv1d input"), wv = f32_rows(weight, "conv1d weight"),
                    sv = f32_rows(state, "conv1d state"), ov = f32_rows(out, "conv1d output");
-    record(launch_key("conv1d", xv, wv, sv, ov),
-           [=](const gk::Launch& l, const std::byte*) { gk::conv1d_causal(l, xv, wv, sv, ov); });
+    record(launch_key("conv1d", xv, wv, sv, ov, silu),
+           [=](const gk::Launch& l, const std::byte*) { gk::conv1d_causal(l, xv, wv, sv, ov, silu); });
+}
+
+void GpuBackend::do_deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias, const Tensor& a) {
+    const gk::Rows bv = f32_rows(beta, "deltanet_gates beta"), av = f32_rows(alpha, "deltanet_gates alpha");
+    const float* dv = f32_rows(dt_bias, "deltanet_gates dt_bias").data;
+    const float* sv = f32_rows(a, "deltanet_gates a").data;
+    if (alpha.rows == 0) return;
+    record(launch_key("deltanet_gates", bv, av, dv, sv),
+           [=](const gk::Launch& l, const std::byte*) { gk::deltanet_gates(l, bv, av, dv, sv); });
 }
 
 void GpuBackend::do_delta_rule(const DeltaRuleArgs& args) {
@@ -245,6 +266,16 @@ void GpuBackend::do_moe_combine(const Tensor& y, const Tensor& weights, const Te
     if (out.rows == 0) return;
     record(launch_key("moe_combine", yv, wv, ov),
            [=](const gk::Launch& l, const std::byte*) { gk::moe_combine(l, yv, wv, ov); });
+}
+
+void GpuBackend::do_moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared,
+                                       const Tensor& gate, const Tensor& out) {
+    const gk::Rows yv = f32_rows(y, "moe_combine input"), wv = f32_rows(weights, "moe_combine weights"),
+                   sv = f32_rows(shared, "moe_combine shared expert"), gv = f32_rows(gate, "moe_combine gate"),
+                   ov = f32_rows(out, "moe_combine output");
+    if (out.rows == 0) return;
+    record(launch_key("moe_combine_shared", yv, wv, sv, gv, ov),
+           [=](const gk::Launch& l, const std::byte*) { gk::moe_combine_shared(l, yv, wv, sv, gv, ov); });
 }
 
 void GpuBackend::do_convert(const Tensor& x, const Tensor& out) {

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// The scalar activation functions of the elementwise kernels and of the products that fuse them (one definition, so
+// that a fused kernel rounds exactly as the separate launches it replaces).
+#pragma once
+
+#include "gpu_device.cuh"
+#include "kernels.h"
+
+namespace ember::gpu_kernels {
+
+__device__ __forceinline__ float silu(float v) { return v / (1.0f + expf(-v)); }
+__device__ __forceinline__ float sigmoid(float v) { return 1.0f / (1.0f + expf(-v)); }
+__device__ __forceinline__ float softplus(float v) { return v > 20.0f ? v : log1pf(expf(v)); }
+__device__ __forceinline__ float gelu_tanh(float v) {
+    constexpr float sqrt_2_over_pi = 0.7978845608028654f;
+    return 0.5f * v * (1.0f + tanhf(sqrt_2_over_pi * (v + 0.044715f * v * v * v)));
+}
+
+// Activation::swiglu_clamped (gpt-oss's experts).
+inline constexpr float kSwigluLimit = 7.0f;
+inline constexpr float kSwigluAlpha = 1.702f;
+
+__device__ __forceinline__ float gated(Gated act, float g, float u) {
+    switch (act) {
+        case Gated::silu: return silu(g) * u;
+        case Gated::gelu: return gelu_tanh(g) * u;
+        default: {
+            const float gc = fminf(g, kSwigluLimit);
+            return gc * sigmoid(kSwigluAlpha * gc) * (fminf(fmaxf(u, -kSwigluLimit), kSwigluLimit) + 1.0f);
+        }
+    }
+}
+
+}  // namespace ember::gpu_kernels

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+// The op suite's cases for the fused operations on every backend: each against the reference, and each bit for bit
+// equal to the plain operations it stands for on the same backend (so that a decode step, which a GPU backend runs
+// fused, and a verify batch, which may take the composed path, round alike).
+#include <cstring>
+
+#include "backend/backend_ops_fixture.h"
+
+using namespace ember;
+using namespace ember::op_suite;
+
+namespace {
+
+class FusedOps : public BackendOps {
+protected:
+    void expect_identical(const std::vector<float>& fused, const std::vector<float>& parts, const std::string& what) {
+        ASSERT_EQ(fused.size(), parts.size()) << what;
+        size_t differ = 0, first = 0;
+        for (size_t i = 0; i < fused.size(); ++i)
+            if (std::memcmp(&fused[i], &parts[i], sizeof(float)) != 0 && differ++ == 0) first = i;
+        EXPECT_EQ(differ, 0u) << what << ": " << differ << " values differ from the plain operations', first at "
+                              << first << " (" << fused[first] << " vs " << parts[first] << ")";
+    }
+};
+
+TEST_P(FusedOps, AddRmsNorm) {
+    // 300 columns: more than one pass of a GPU block's threads over the row.
+    for (int64_t cols : {96, 300}) {
+        const int64_t rows = 5;
+        const std::vector<float> x = random(rows * cols, 2.0f), y = random(rows * cols), w = random(cols);
+        const Tensor tx = upload_f32(rows, cols, x), weight = upload_f32(1, cols, w);
+        const Tensor out = output(TensorType::F32, rows, cols);
+        backend_->add_rms_norm(tx, upload_f32(rows, cols, y), weight, 1e-6f, out);
+        reference::Matrix sum(x.size());
+        for (size_t i = 0; i < x.size(); ++i) sum[i] = static_cast<float>(x[i] + y[i]);
+        expect_close(download(tx), sum, 1e-7, "add_rms_norm residual");
+        expect_close(download(out), reference::rms_norm(sum, cols, to_double(w), 1e-6), 1e-6, "add_rms_norm");
+
+        const Tensor px = upload_f32(rows, cols, x), pout = output(TensorType::F32, rows, cols);
+        backend_->add(px, upload_f32(rows, cols, y), px);
+        backend_->rms_norm(px, weight, 1e-6f, pout);
+        expect_identical(download(out), download(pout), "add_rms_norm against add + rms_norm");
+    }
+    const Tensor x = upload_f32(2, 32, random(64));
+    EXPECT_THROW(backend_->add_rms_norm(x, upload_f32(2, 32, random(64)), upload_f32(1, 32, random(32)), 1e-6f, x),
+                 Error);
+    EXPECT_THROW(backend_->add_rms_norm(x, upload_f32(2, 32, random(64)), upload_f32(1, 31, random(31)), 1e-6f,
+                                       output(TensorType::F32, 2, 32)),
+                 Error);
+}
+
+TEST_P(FusedOps, ConvSiluCarriesItsState) {
+    const int64_t channels = 200, kernel = 4;  // 200: a partial block of channels on the GPU
+    const std::vector<float> w = random(channels * kernel);
+    const Tensor weight = upload_f32(channels, kernel, w);
+    const Tensor state = upload_f32(kernel - 1, channels, std::vector<float>((kernel - 1) * channels, 0.0f));
+    const Tensor plain_state = upload_f32(kernel - 1, channels, std::vector<float>((kernel - 1) * channels, 0.0f));
+    reference::Matrix ref_state((kernel - 1) * channels, 0.0);
+    // one token (decode: a GPU kernel that writes the state itself), 1 again, 5, 2, then 40 (prefill, in chunks)
+    for (int64_t n : {1, 1, 5, 2, 40}) {
+        const std::vector<float> x = random(n * channels);
+        const Tensor out = output(TensorType::F32, n, channels), plain = output(TensorType::F32, n, channels);
+        backend_->conv1d_causal_silu(upload_f32(n, channels, x), weight, state, out);
+        reference::Matrix want = reference::conv1d_causal(to_double(x), channels, to_double(w), kernel, ref_state);
+        for (double& v : want) v = reference::unary(UnaryOp::silu, v);
+        const std::string what = std::to_string(n) + " tokens";
+        expect_close(download(out), want, 1e-6, ("conv1d_silu, " + what).c_str());
+        expect_close(download(state), ref_state, 1e-7, ("conv1d_silu state, " + what).c_str());
+
+        backend_->conv1d_causal(upload_f32(n, channels, x), weight, plain_state, plain);
+        backend_->unary(UnaryOp::silu, plain, plain);
+        expect_identical(download(out), download(plain), "conv1d_silu against conv1d + silu, " + what);
+        expect_identical(download(state), download(plain_state), "conv1d_silu state, " + what);
+    }
+}
+
+TEST_P(FusedOps, DeltaNetGates) {
+    const int64_t tokens = 7, heads = 48;
+    std::vector<float> beta = random(tokens * heads, 3.0f), alpha = random(tokens * heads, 8.0f);
+    alpha[3] = 30.0f;  // softplus's linear branch
+    const std::vector<float> dt = random(heads), a = random(heads);
+    const Tensor tb = upload_f32(tokens, heads, beta), ta = upload_f32(tokens, heads, alpha);
+    const Tensor tdt = upload_f32(1, heads, dt), t_a = upload_f32(1, heads, a);
+    backend_->deltanet_gates(tb, ta, tdt, t_a);
+    reference::Matrix want_beta(beta.size()), want_g(alpha.size());
+    for (size_t i = 0; i < beta.size(); ++i) {
+        want_beta[i] = reference::unary(UnaryOp::sigmoid, beta[i]);
+        want_g[i] = reference::unary(UnaryOp::softplus, double(alpha[i]) + dt[i % heads]) * a[i % heads];
+    }
+    expect_close(download(tb), want_beta, 1e-6, "deltanet_gates beta");
+    expect_close(download(ta), want_g, 1e-6, "deltanet_gates g");
+
+    const Tensor pb = upload_f32(tokens, heads, beta), pa = upload_f32(tokens, heads, alpha);
+    backend_->unary(UnaryOp::sigmoid, pb, pb);
+    backend_->add(pa, tdt, pa);
+    backend_->unary(UnaryOp::softplus, pa, pa);
+    backend_->mul(pa, t_a, pa);
+    expect_identical(download(tb), download(pb), "deltanet_gates beta against sigmoid");
+    expect_identical(download(ta), download(pa), "deltanet_gates g against add + softplus + mul");
+    EXPECT_THROW(backend_->deltanet_gates(tb, ta, upload_f32(1, heads - 1, random(heads - 1)), t_a), Error);
+}
+
+TEST_P(FusedOps, MoeCombineWithASharedExpert) {
+    const int64_t tokens = 5, cols = 300;
+    const int k = 3;
+    const std::vector<float> y = random(tokens * k * cols), w = random(tokens * k), shared = random(tokens * cols),
+                             gate = random(tokens, 3.0f);
+    const Tensor ty = upload_f32(tokens * k, cols, y), tw = upload_f32(tokens, k, w);
+    const Tensor out = output(TensorType::F32, tokens, cols);
+    backend_->moe_combine_shared(ty, tw, upload_f32(tokens, cols, shared), upload_f32(tokens, 1, gate), out);
+    reference::Matrix want(static_cast<size_t>(tokens * cols), 0.0);
+    for (int64_t t = 0; t < tokens; ++t)
+        for (int64_t c = 0; c < cols; ++c) {
+            double sum = reference::unary(UnaryOp::sigmoid, gate[t]) * shared[t * cols + c];
+            for (int j = 0; j < k; ++j) sum += double(w[t * k + j]) * y[(t * k + j) * cols + c];
+            want[t * cols + c] = sum;
+        }
+    expect_close(download(out), want, 1e-6, "moe_combine_shared");
+
+    const Tensor plain = output(TensorType::F32, tokens, cols), ts = upload_f32(tokens, cols, shared),
+                 tg = upload_f32(tokens, 1, gate);
+    backend_->moe_combine(ty, tw, plain);
+    backend_->unary(UnaryOp::sigmoid, tg, tg);
+    backend_->mul(ts, tg, ts);
+    backend_->add(plain, ts, plain);
+    expect_identical(download(out), download(plain), "moe_combine_shared against combine + sigmoid + mul + add");
+    const Tensor s = upload_f32(tokens, cols, shared);
+    EXPECT_THROW(backend_->moe_combine_shared(ty, tw, s, upload_f32(tokens, 1, gate), s), Error);
+    EXPECT_THROW(backend_->moe_combine_shared(ty, tw, s, upload_f32(tokens, 2, random(2 * tokens)), out), Error);
+}
+
+// The gated products of the decode types against their composition (two products and gated_activation), for
+// decode, verify and the runs a verify batch splits into.
+TEST_P(FusedOps, GatedProductsRoundAsTheirParts) {
+    const int64_t rows = 70, cols = 256, experts = 4;
+    const int k = 2;
+    for (TensorType wt : {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4,
+                          TensorType::Q4_0_ROCMFP4_FAST}) {
+        const std::string type(gguf::traits(wt).name);
+        const Tensor wg = upload(wt, rows, cols, random(rows * cols)), wu = upload(wt, rows, cols, random(rows * cols));
+        const Tensor eg = upload(wt, experts * rows, cols, random(experts * rows * cols));
+        const Tensor eu = upload(wt, experts * rows, cols, random(experts * rows * cols));
+        for (int64_t tokens : {1, 5, 13}) {
+            const Tensor x = upload_f32(tokens, cols, random(tokens * cols));
+            const Tensor out = output(TensorType::F32, tokens, rows), up = output(TensorType::F32, tokens, rows);
+            const Tensor plain = output(TensorType::F32, tokens, rows);
+            backend_->matmul_gated(Activation::silu, wg, wu, x, up, out);
+            backend_->matmul(wg, x, plain);
+            backend_->matmul(wu, x, up);
+            backend_->gated_activation(Activation::silu, plain, up, plain);
+            expect_identical(download(out), download(plain), type + ", " + std::to_string(tokens) + " tokens");
+
+            std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(experts - 1));
+            std::vector<int32_t> expert_ids(static_cast<size_t>(tokens * k));
+            for (int32_t& e : expert_ids) e = pick(rng_);
+            const Tensor ids = output(TensorType::I32, tokens, k);
+            backend_->write(ids, std::as_bytes(std::span(expert_ids)));
+            const Tensor eout = output(TensorType::F32, tokens * k, rows), eup = output(TensorType::F32, tokens * k, rows);
+            const Tensor eplain = output(TensorType::F32, tokens * k, rows);
+            backend_->matmul_experts_gated(Activation::silu, eg, eu, experts, x, ids, eup, eout);
+            backend_->matmul_experts(eg, experts, x, ids, eplain);
+            backend_->matmul_experts(eu, experts, x, ids, eup);
+            backend_->gated_activation(Activation::silu, eplain, eup, eplain);
+            expect_identical(download(eout), download(eplain),
+                             type + " experts, " + std::to_string(tokens) + " tokens");
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, FusedOps, ::testing::ValuesIn(kBackends),
+                         [](const ::testing::TestParamInfo<BackendCase>& p) { return p.param.name; });
+
+}  // namespace
