@@ -41,6 +41,11 @@ protected:
         before_operation();
         inner_->rms_norm(x, weight, eps, out);
     }
+    void do_add_rms_norm(const Tensor& x, const Tensor& y, const Tensor& weight, float eps,
+                         const Tensor& out) override {
+        before_operation();
+        inner_->add_rms_norm(x, y, weight, eps, out);
+    }
     void do_layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
                        const Tensor& out) override {
         before_operation();
@@ -98,6 +103,15 @@ protected:
         before_operation();
         inner_->conv1d_causal(x, weight, state, out);
     }
+    void do_conv1d_causal_silu(const Tensor& x, const Tensor& weight, const Tensor& state,
+                               const Tensor& out) override {
+        before_operation();
+        inner_->conv1d_causal_silu(x, weight, state, out);
+    }
+    void do_deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias, const Tensor& a) override {
+        before_operation();
+        inner_->deltanet_gates(beta, alpha, dt_bias, a);
+    }
     void do_delta_rule(const DeltaRuleArgs& args) override {
         before_operation();
         inner_->delta_rule(args);
@@ -129,6 +143,11 @@ protected:
     void do_moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) override {
         before_operation();
         inner_->moe_combine(y, weights, out);
+    }
+    void do_moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared, const Tensor& gate,
+                               const Tensor& out) override {
+        before_operation();
+        inner_->moe_combine_shared(y, weights, shared, gate, out);
     }
     void do_convert(const Tensor& x, const Tensor& out) override {
         before_operation();
