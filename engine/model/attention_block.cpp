@@ -33,18 +33,18 @@ void bind_attention(WeightBinder& w, const std::string& b, const AttentionShape&
 void attention_block(Backend& be, const AttentionWeights& a, const AttentionPlacement& at, float eps,
                      const Tensor& h, const AttentionScratch& s, const Tensor& out) {
     const int64_t hd = at.params.head_dim;
+    // The three products of h back to back (a backend prepares h once for them).
+    be.matmul(a.wq, h, a.gated_output ? s.q_gate : s.q, bias(a.bq));
+    be.matmul(a.wk, h, s.k, bias(a.bk));
+    be.matmul(a.wv, h, s.v, bias(a.bv));
     if (a.gated_output) {
         // Per head, the projection holds q then its gate (qwen35moe.md §5.2): split while normalizing.
-        be.matmul(a.wq, h, s.q_gate, bias(a.bq));
         const Tensor heads = s.q_gate.reshaped(2 * hd);
         be.rms_norm(heads.column_range(0, hd), *a.q_norm, eps, s.q.reshaped(hd));
         be.unary(UnaryOp::sigmoid, heads.column_range(hd, hd), s.gate.reshaped(hd));
-    } else {
-        be.matmul(a.wq, h, s.q, bias(a.bq));
+    } else if (a.q_norm) {
+        be.rms_norm(s.q.reshaped(hd), *a.q_norm, eps, s.q.reshaped(hd));
     }
-    be.matmul(a.wk, h, s.k, bias(a.bk));
-    be.matmul(a.wv, h, s.v, bias(a.bv));
-    if (a.q_norm && !a.gated_output) be.rms_norm(s.q.reshaped(hd), *a.q_norm, eps, s.q.reshaped(hd));
     if (a.k_norm) be.rms_norm(s.k.reshaped(hd), *a.k_norm, eps, s.k.reshaped(hd));
     be.rope(s.q, static_cast<int>(hd), at.positions, at.rope, at.rope_factors);
     be.rope(s.k, static_cast<int>(hd), at.positions, at.rope, at.rope_factors);

@@ -115,14 +115,16 @@ void Qwen35State::record_conv_snapshots(int64_t layer, const Tensor& mix, int64_
     if (batch_rollback_ == 0) return;
     const int64_t K1 = hp_.conv_kernel - 1;
     const Tensor& snaps = conv_snap_[static_cast<size_t>(layer)];
-    // The conv state after token t is rows t+1 .. t+K-1 of [conv state before the batch ‖ the batch's inputs].
+    // The conv state after token t is rows t+1 .. t+K-1 of [conv state before the batch ‖ the batch's inputs]: a
+    // run of rows from the saved state, then a run from the inputs (one copy each).
     for (int64_t j = 0; j < batch_rollback_; ++j) {
-        const int64_t t = n_tokens - batch_rollback_ + j;
-        for (int64_t r = 0; r < K1; ++r) {
-            const int64_t ext = t + 1 + r;
-            const Tensor src = ext < K1 ? conv_before_.row_range(ext, 1) : mix.row_range(ext - K1, 1);
-            backend_.convert(src, snaps.row_range(j * K1 + r, 1));
-        }
+        const int64_t first = n_tokens - batch_rollback_ + j + 1, end = first + K1;  // rows [first, end)
+        const Tensor dst = snaps.row_range(j * K1, K1);
+        const int64_t from_state = std::clamp<int64_t>(K1 - first, 0, K1);
+        if (from_state > 0) backend_.convert(conv_before_.row_range(first, from_state), dst.row_range(0, from_state));
+        if (from_state < K1)
+            backend_.convert(mix.row_range(first + from_state - K1, end - first - from_state),
+                             dst.row_range(from_state, K1 - from_state));
     }
     snap_count_ = batch_rollback_;
 }

@@ -66,23 +66,21 @@ void Qwen35MoeModel::gated_deltanet(Qwen35State& st, const Qwen35Layer& l, const
     const int64_t kd = hp_.key_dim();
     const Tensor mix = act.mix.row_range(0, n), conv = act.conv.row_range(0, n), z = act.z.row_range(0, n),
                  o = act.o.row_range(0, n), beta = act.beta.row_range(0, n), g = act.g.row_range(0, n);
+    // The four products of h back to back (a backend prepares h once for them).
     be.matmul(d.wqkv, h, mix);
     be.matmul(d.wgate, h, z);
     be.matmul(d.wbeta, h, beta);
-    be.unary(UnaryOp::sigmoid, beta, beta);
-    // g = ssm_a * softplus(alpha + dt_bias) <= 0 (§5.4 step 5)
     be.matmul(d.walpha, h, g);
-    be.add(g, d.dt_bias, g);
-    be.unary(UnaryOp::softplus, g, g);
-    be.mul(g, d.a, g);
+    // beta = sigmoid(beta); g = ssm_a * softplus(alpha + dt_bias) <= 0 (§5.4 step 5)
+    be.deltanet_gates(beta, g, d.dt_bias, d.a);
     st.save_conv_before(l.cache_index);
-    be.conv1d_causal(mix, d.conv, st.conv_state(l.cache_index), conv);
+    be.conv1d_causal_silu(mix, d.conv, st.conv_state(l.cache_index), conv);
     st.record_conv_snapshots(l.cache_index, mix, n);
-    be.unary(UnaryOp::silu, conv, conv);
     const Tensor q = conv.column_range(0, kd), k = conv.column_range(kd, kd),
                  v = conv.column_range(2 * kd, hp_.value_dim);
-    be.l2_norm(q, static_cast<int>(hp_.d_k), hp_.eps, q);
-    be.l2_norm(k, static_cast<int>(hp_.d_k), hp_.eps, k);
+    // q and k are adjacent heads of d_k: one norm for both.
+    const Tensor qk = conv.column_range(0, 2 * kd);
+    be.l2_norm(qk, static_cast<int>(hp_.d_k), hp_.eps, qk);
     DeltaRuleArgs args;
     args.q = q;
     args.k = k;
@@ -105,21 +103,15 @@ void Qwen35MoeModel::gated_deltanet(Qwen35State& st, const Qwen35Layer& l, const
 }
 
 void Qwen35MoeModel::moe(Qwen35State& st, const MoeWeights& m, const Tensor& h, int64_t n, const Tensor& out) const {
-    Backend& be = backend_;
     Qwen35Activations& act = st.act;
     const int64_t used = hp_.n_expert_used;
     const RoutedExpertScratch scratch{act.router.row_range(0, n),         act.expert_ids.row_range(0, n),
                                       act.expert_weights.row_range(0, n), act.exp_gate.row_range(0, n * used),
                                       act.exp_up.row_range(0, n * used),  act.exp_down.row_range(0, n * used)};
-    const Tensor scale = act.shared_scale.row_range(0, n), sg = act.sh_gate.row_range(0, n),
-                 su = act.sh_up.row_range(0, n), shared = act.sh_out.row_range(0, n);
-    routed_experts(be, m.routed, hp_.n_expert, static_cast<int>(used), Activation::silu, h, scratch, out);
     // The shared expert, scaled by a per-token sigmoid gate (§5.5 step 5).
-    be.matmul(m.shared_gate, h, scale);
-    be.unary(UnaryOp::sigmoid, scale, scale);
-    gated_ffn(be, m.shared, Activation::silu, h, su, sg, shared);
-    be.mul(shared, scale, shared);
-    be.add(out, shared, out);
+    const SharedExpert shared{m.shared, m.shared_gate, act.sh_up.row_range(0, n), act.sh_gate.row_range(0, n),
+                              act.sh_out.row_range(0, n), act.shared_scale.row_range(0, n)};
+    routed_experts(backend_, m.routed, hp_.n_expert, static_cast<int>(used), Activation::silu, h, scratch, out, &shared);
 }
 
 void Qwen35MoeModel::forward(SequenceState& base, const ForwardRequest& request, std::vector<float>& logits) const {
@@ -141,18 +133,25 @@ void Qwen35MoeModel::forward(SequenceState& base, const ForwardRequest& request,
     LayerCapture capture(request, n, hp_.n_embd);
     be.get_rows(w_.token_embd, request.tokens, x);
     take_image_rows(st, request, n, x);
+    // Each residual add joins the norm after it: x += mixer(h); h = norm(x); x += moe(h); h = next layer's norm(x).
+    if (!w_.layers.empty()) {
+        capture.at_layer(be, 0, x);
+        be.rms_norm(x, w_.layers[0].attn_norm, hp_.eps, h);
+    }
     for (size_t il = 0; il < w_.layers.size(); ++il) {
         const Qwen35Layer& l = w_.layers[il];
-        capture.at_layer(be, static_cast<int64_t>(il), x);
-        be.rms_norm(x, l.attn_norm, hp_.eps, h);
         if (l.recurrent)
             gated_deltanet(st, l, h, n, recurrent_form, h2);
         else
             gated_attention(st, l, h, n, h2);
-        be.add(x, h2, x);
-        be.rms_norm(x, l.post_attention_norm, hp_.eps, h);
+        be.add_rms_norm(x, h2, l.post_attention_norm, hp_.eps, h);
         moe(st, l.moe, h, n, h2);
-        be.add(x, h2, x);
+        if (il + 1 == w_.layers.size()) {
+            be.add(x, h2, x);
+            break;
+        }
+        be.add_rms_norm(x, h2, w_.layers[il + 1].attn_norm, hp_.eps, h);
+        capture.at_layer(be, static_cast<int64_t>(il + 1), x);
     }
     st.end_batch(n);
     const int64_t n_out = request.all_logits ? n : 1;
@@ -214,8 +213,7 @@ void Qwen35Mtp::forward(SequenceState& base, std::span<const int32_t> tokens, st
     be.matmul(m.eh_proj, cat, x);
     be.rms_norm(x, m.layer.attn_norm, hp.eps, h);
     model_.gated_attention(st, m.layer, h, n, h2);
-    be.add(x, h2, x);
-    be.rms_norm(x, m.layer.post_attention_norm, hp.eps, h);
+    be.add_rms_norm(x, h2, m.layer.post_attention_norm, hp.eps, h);
     model_.moe(st, m.layer.moe, h, n, h2);
     be.add(x, h2, x);
     st.end_batch(n);

@@ -5,7 +5,7 @@
 namespace ember::model {
 
 void routed_experts(Backend& be, const RoutedExpertWeights& w, int64_t n_expert, int k, Activation act,
-                    const Tensor& h, const RoutedExpertScratch& s, const Tensor& out) {
+                    const Tensor& h, const RoutedExpertScratch& s, const Tensor& out, const SharedExpert* shared) {
     be.matmul(w.router, h, s.router, w.router_bias ? &*w.router_bias : nullptr);
     be.moe_route(s.router, k, s.ids, s.weights);
     if (w.gate_exps_bias) {
@@ -18,9 +18,15 @@ void routed_experts(Backend& be, const RoutedExpertWeights& w, int64_t n_expert,
     } else {
         be.matmul_experts_gated(act, w.gate_exps, w.up_exps, n_expert, h, s.ids, s.up, s.gate);
     }
+    if (shared) {
+        be.matmul_gated(act, shared->ffn.gate, shared->ffn.up, h, shared->up, shared->act);
+        be.matmul(shared->gate_weight, h, shared->gate);
+    }
     be.matmul_experts(w.down_exps, n_expert, s.gate, s.ids, s.down);
     if (w.down_exps_bias) be.add_expert_bias(*w.down_exps_bias, s.ids, s.down);
-    be.moe_combine(s.down, s.weights, out);
+    if (!shared) return be.moe_combine(s.down, s.weights, out);
+    be.matmul(shared->ffn.down, shared->act, shared->out);
+    be.moe_combine_shared(s.down, s.weights, shared->out, shared->gate, out);
 }
 
 }  // namespace ember::model

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "backend/backend.h"
+#include "model/gated_ffn.h"
 
 namespace ember::model {
 
@@ -28,9 +29,20 @@ struct RoutedExpertScratch {
     Tensor router, ids, weights, gate, up, down;
 };
 
-// out[t] = sum_j weights[t, j] * E_{ids[t, j]}(h[t]): a softmax over all experts' logits, the k most probable
-// renormalized (the same as a softmax over the k largest logits), E(h) = down(act(gate h, up h)). out may alias h.
+// A shared expert beside the routed ones (qwen35moe): its feed-forward, scaled per token by sigmoid(gate_weight · h),
+// joins the sum. up and act [T, n_ff_shexp], out [T, n_embd] and gate [T, 1] are its activations.
+struct SharedExpert {
+    const GatedFfnWeights& ffn;
+    const Tensor& gate_weight;  // [n_embd] (one row)
+    Tensor up, act, out, gate;
+};
+
+// out[t] = sum_j weights[t, j] * E_{ids[t, j]}(h[t]) (+ the shared expert's term): a softmax over all experts'
+// logits, the k most probable renormalized (the same as a softmax over the k largest logits),
+// E(h) = down(act(gate h, up h)). out may alias h. The products that read h run back to back, so that a backend
+// prepares h once for all of them.
 void routed_experts(Backend& be, const RoutedExpertWeights& w, int64_t n_expert, int k, Activation act,
-                    const Tensor& h, const RoutedExpertScratch& s, const Tensor& out);
+                    const Tensor& h, const RoutedExpertScratch& s, const Tensor& out,
+                    const SharedExpert* shared = nullptr);
 
 }  // namespace ember::model

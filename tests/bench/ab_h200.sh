@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Two builds of ember-cli side by side in one call of the device tool, on the full-shape STRIX file: prefill pp512,
+# decode tg128 and the verify curve k = 1..16 on CUDA and Vulkan, the two builds alternating run by run (so that a
+# clock or thermal drift lands on both), then a per-kernel CUDA profile of decode for each (EMBER_GPU_PROFILE=1).
+# Carried (device tool `carry`): .gpurun (bin.tar.xz: the build under test; bin_base.tar.xz: the build to compare
+# with; libs.tar.xz and the gguf wheel: see tests/hip/bench/run_h200.sh) and .gl (the Vulkan loader .debs).
+# Everything lands in $OUT: ab.txt (one line per run) and the JSON and profile of each run.
+set -u
+out=${OUT:-/tmp/out}
+work=/tmp/ember-ab
+models=/tmp/models
+mkdir -p "$out" "$work/base" "$models"
+here=$(cd "$(dirname "$0")" && pwd)
+t0=$(date +%s)
+
+. "$here/unpack_gpurun.sh"
+unpack_gpurun "$work"
+python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' .gpurun/bin_base.tar.xz \
+    "$work/base"
+nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$out/ab.txt"
+[ -f $models/strix.gguf ] || python3 tests/fixtures/make_synthetic_qwen35moe.py $models/strix.gguf --scale full \
+    >"$out/generate.log" 2>&1
+echo "file ready after $(($(date +%s) - t0)) s" | tee -a "$out/ab.txt"
+
+# One bench run of build LABEL (base or new) on BACKEND: its tokens/s and verify curve on one line.
+run() {
+    local label=$1 backend=$2 n=$3 cli=$work/bin/ember-cli
+    [ "$label" = base ] && cli=$work/base/ember-cli
+    local json=$out/${label}_${backend}_$n.json
+    timeout 200 "$cli" bench -m $models/strix.gguf --backend "$backend" --speculation off -p 512 -n 128 -r 2 \
+        --verify-curve 16 --json >"$json" 2>"$out/${label}_${backend}_$n.err"
+    python3 - "$json" "$label" "$backend" <<'PY' | tee -a "$out/ab.txt"
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except Exception as e:
+    print(sys.argv[2], sys.argv[3], "no result:", e); sys.exit()
+curve = (r.get("verify_cost") or {}).get("curve") or []
+ratios = " ".join(f"{c['relative_to_decode_step']:.2f}" for c in curve if c["tokens"] in (2, 4, 6, 8, 9, 12, 16))
+print(f"{sys.argv[2]:5} {sys.argv[3]:7} pp512 {r['prefill_tokens_per_second']['mean']:8.1f}  tg128 "
+      f"{r['decode_tokens_per_second']['mean']:7.1f}  verify k=2,4,6,8,9,12,16: {ratios}")
+PY
+}
+for backend in cuda vulkan; do
+    for n in 1 2; do
+        run base $backend $n
+        run new $backend $n
+    done
+done
+for label in base new; do
+    cli=$work/bin/ember-cli
+    [ "$label" = base ] && cli=$work/base/ember-cli
+    EMBER_GPU_PROFILE=1 timeout 120 "$cli" bench -m $models/strix.gguf --backend cuda --speculation off -p 1 -n 16 \
+        -r 1 >"$out/profile_$label.txt" 2>&1
+done
+echo "all done after $(($(date +%s) - t0)) s" | tee -a "$out/ab.txt"
