@@ -46,6 +46,14 @@ bool same_start(const Tensor& a, const Tensor& b) {
     return a.buffer == b.buffer && a.offset == b.offset;
 }
 
+void require_rms_norm(const Tensor& x, const Tensor& weight, const Tensor& out, const char* op) {
+    require_f32(x, op, "input");
+    require_f32(weight, op, "weight");
+    require_f32(out, op, "output");
+    require_same_shape(x, out, op);
+    require_length(weight, x.cols, op, "weight length differs from the row length");
+}
+
 void require_conv1d(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out) {
     require_f32(x, "conv1d", "input");
     require_f32(weight, "conv1d", "weight");
@@ -137,21 +145,14 @@ void Backend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, const 
 }
 
 void Backend::rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) {
-    require_f32(x, "rms_norm", "input");
-    require_f32(weight, "rms_norm", "weight");
-    require_same_shape(x, out, "rms_norm");
-    require_length(weight, x.cols, "rms_norm", "weight length differs from the row length");
+    require_rms_norm(x, weight, out, "rms_norm");
     do_rms_norm(x, weight, eps, out);
 }
 
 void Backend::add_rms_norm(const Tensor& x, const Tensor& y, const Tensor& weight, float eps, const Tensor& out) {
-    require_f32(x, "add_rms_norm", "input");
+    require_rms_norm(x, weight, out, "add_rms_norm");
     require_f32(y, "add_rms_norm", "addend");
-    require_f32(weight, "add_rms_norm", "weight");
-    require_f32(out, "add_rms_norm", "output");
     require_same_shape(x, y, "add_rms_norm");
-    require_same_shape(x, out, "add_rms_norm");
-    require_length(weight, x.cols, "add_rms_norm", "weight length differs from the row length");
     require(x.rows == 0 || (!same_start(out, x) && !same_start(out, y)),
             "add_rms_norm: out must not alias the input or the addend");
     do_add_rms_norm(x, y, weight, eps, out);

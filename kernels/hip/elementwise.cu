@@ -147,28 +147,17 @@ __global__ void softmax_kernel(float* x, int64_t xs, int64_t cols) {
     for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) p[c] *= inv;
 }
 
-// out[t, c] = sum_j weights[t, j] * y[t * k + j, c]
-__global__ void moe_combine_kernel(const float* y, int64_t ys, const float* wts, int64_t wss, int k, float* out,
+// out[t, c] = sum_j weights[t, j] * y[t * k + j, c], plus sigmoid(gate[t]) * shared[t, c] where shared is given
+// (rounded as the separate sigmoid, mul and add launches).
+__global__ void moe_combine_kernel(const float* y, int64_t ys, const float* wts, int64_t wss, int k,
+                                   const float* shared, int64_t ss, const float* gate, int64_t gs, float* out,
                                    int64_t os, int64_t cols, int64_t rows) {
     const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (c >= cols) return;
     for (int64_t t = blockIdx.y; t < rows; t += gridDim.y) {
         float sum = 0.0f;
         for (int j = 0; j < k; ++j) sum += wts[t * wss + j] * y[(t * k + j) * ys + c];
-        out[t * os + c] = sum;
-    }
-}
-
-// moe_combine_kernel's sum plus sigmoid(gate[t]) * shared[t, c], rounded as the separate sigmoid, mul and add.
-__global__ void moe_combine_shared_kernel(const float* y, int64_t ys, const float* wts, int64_t wss, int k,
-                                          const float* shared, int64_t ss, const float* gate, int64_t gs, float* out,
-                                          int64_t os, int64_t cols, int64_t rows) {
-    const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (c >= cols) return;
-    for (int64_t t = blockIdx.y; t < rows; t += gridDim.y) {
-        float sum = 0.0f;
-        for (int j = 0; j < k; ++j) sum += wts[t * wss + j] * y[(t * k + j) * ys + c];
-        out[t * os + c] = __fadd_rn(sum, __fmul_rn(shared[t * ss + c], sigmoid(gate[t * gs])));
+        out[t * os + c] = shared ? __fadd_rn(sum, __fmul_rn(shared[t * ss + c], sigmoid(gate[t * gs]))) : sum;
     }
 }
 
@@ -276,16 +265,16 @@ void add_expert_bias(const Launch& l, const Rows& bias, const int32_t* ids, int6
 }
 
 void moe_combine(const Launch& l, const Rows& y, const Rows& weights, const Rows& out) {
-    const int k = static_cast<int>(weights.cols);
     moe_combine_kernel<<<elementwise_grid(out), kThreads, 0, l.stream>>>(y.data, y.stride, weights.data,
-                                                                         weights.stride, k, out.data, out.stride,
+                                                                         weights.stride, static_cast<int>(weights.cols),
+                                                                         nullptr, 0, nullptr, 0, out.data, out.stride,
                                                                          out.cols, out.rows);
 }
 
 void moe_combine_shared(const Launch& l, const Rows& y, const Rows& weights, const Rows& shared, const Rows& gate,
                         const Rows& out) {
     const int k = static_cast<int>(weights.cols);
-    moe_combine_shared_kernel<<<elementwise_grid(out), kThreads, 0, l.stream>>>(
+    moe_combine_kernel<<<elementwise_grid(out), kThreads, 0, l.stream>>>(
         y.data, y.stride, weights.data, weights.stride, k, shared.data, shared.stride, gate.data, gate.stride, out.data,
         out.stride, out.cols, out.rows);
 }

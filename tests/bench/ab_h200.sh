@@ -5,7 +5,7 @@
 # clock or thermal drift lands on both), then a per-kernel CUDA profile of decode for each (EMBER_GPU_PROFILE=1).
 # Carried (device tool `carry`): .gpurun (bin.tar.xz: the build under test; bin_base.tar.xz: the build to compare
 # with; libs.tar.xz and the gguf wheel: see tests/hip/bench/run_h200.sh) and .gl (the Vulkan loader .debs).
-# Everything lands in $OUT: ab.txt (one line per run) and the JSON and profile of each run.
+# AB_ROUNDS: alternations per backend (default 2). Everything lands in $OUT: ab.txt (one line per run) and the JSON and profile of each run.
 set -u
 out=${OUT:-/tmp/out}
 work=/tmp/ember-ab
@@ -42,8 +42,12 @@ print(f"{sys.argv[2]:5} {sys.argv[3]:7} pp512 {r['prefill_tokens_per_second']['m
       f"{r['decode_tokens_per_second']['mean']:7.1f}  verify k=2,4,6,8,9,12,16: {ratios}")
 PY
 }
+# AB_WAIT_FOR: a path whose appearance the benchmarks wait for (another job on the GPU, e.g. the suites, running
+# beside the file's generation must end before anything is timed).
+while [ -n "${AB_WAIT_FOR:-}" ] && [ ! -e "$AB_WAIT_FOR" ]; do sleep 2; done
+echo "benchmarks start after $(($(date +%s) - t0)) s" | tee -a "$out/ab.txt"
 for backend in cuda vulkan; do
-    for n in 1 2; do
+    for n in $(seq 1 "${AB_ROUNDS:-2}"); do
         run base $backend $n
         run new $backend $n
     done
