@@ -118,13 +118,12 @@ void Qwen35State::record_conv_snapshots(int64_t layer, const Tensor& mix, int64_
     // The conv state after token t is rows t+1 .. t+K-1 of [conv state before the batch ‖ the batch's inputs]: a
     // run of rows from the saved state, then a run from the inputs (one copy each).
     for (int64_t j = 0; j < batch_rollback_; ++j) {
-        const int64_t first = n_tokens - batch_rollback_ + j + 1, end = first + K1;  // rows [first, end)
+        const int64_t first = n_tokens - batch_rollback_ + j + 1;  // rows [first, first + K1)
         const Tensor dst = snaps.row_range(j * K1, K1);
-        const int64_t from_state = std::clamp<int64_t>(K1 - first, 0, K1);
+        const int64_t from_state = std::clamp<int64_t>(K1 - first, 0, K1), from_inputs = K1 - from_state;
         if (from_state > 0) backend_.convert(conv_before_.row_range(first, from_state), dst.row_range(0, from_state));
-        if (from_state < K1)
-            backend_.convert(mix.row_range(first + from_state - K1, end - first - from_state),
-                             dst.row_range(from_state, K1 - from_state));
+        if (from_inputs > 0)
+            backend_.convert(mix.row_range(first + from_state - K1, from_inputs), dst.row_range(from_state, from_inputs));
     }
     snap_count_ = batch_rollback_;
 }

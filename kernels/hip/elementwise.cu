@@ -265,10 +265,7 @@ void add_expert_bias(const Launch& l, const Rows& bias, const int32_t* ids, int6
 }
 
 void moe_combine(const Launch& l, const Rows& y, const Rows& weights, const Rows& out) {
-    moe_combine_kernel<<<elementwise_grid(out), kThreads, 0, l.stream>>>(y.data, y.stride, weights.data,
-                                                                         weights.stride, static_cast<int>(weights.cols),
-                                                                         nullptr, 0, nullptr, 0, out.data, out.stride,
-                                                                         out.cols, out.rows);
+    moe_combine_shared(l, y, weights, Rows{}, Rows{}, out);  // no shared expert: the kernel skips its term
 }
 
 void moe_combine_shared(const Launch& l, const Rows& y, const Rows& weights, const Rows& shared, const Rows& gate,
