@@ -112,6 +112,29 @@ struct DeltaRuleArgs {
     int chunk_size = 0;
 };
 
+// One of the products of a shared input (Backend::matmul_many): out = x w^T (+ bias).
+struct Product {
+    const Tensor* w = nullptr;
+    Tensor out;
+    const Tensor* bias = nullptr;
+};
+
+// The end of a mixture-of-experts block (Backend::moe_down_combine): each slot's down product, their weighted sum,
+// and an optional shared expert scaled by its per-token sigmoid gate.
+struct MoeDownArgs {
+    const Tensor* down = nullptr;  // n_experts matrices [cols, ffn]
+    int64_t n_experts = 0;
+    Tensor act;      // [T * k, ffn] (or [T, ffn]: one row per token for all its slots)
+    Tensor ids;      // I32 [T, k]
+    Tensor weights;  // F32 [T, k]
+    Tensor y;        // scratch [T * k, cols]
+    const Tensor* shared_down = nullptr;  // [cols, shared ffn], or nullptr: no shared expert
+    Tensor shared_act;   // [T, shared ffn]
+    Tensor shared_gate;  // [T, 1]: the gate's logit
+    Tensor shared_out;   // scratch [T, cols]
+    Tensor out;          // [T, cols]
+};
+
 // Weight bytes the backend's matrix products have read (for tests that prove what a step touches).
 struct BackendCounters {
     uint64_t weight_bytes = 0;         // all matmul and expert weights
@@ -140,6 +163,9 @@ public:
     void get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out);
     // out[t, r] = sum_k w[r, k] * x[t, k] (+ bias[r] when bias is given). x and out F32.
     void matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias = nullptr);
+    // The products of one input, as matmul(*p.w, x, p.out, p.bias) for each in order (a layer's projections: a
+    // backend may read x once for all of them and run them together). No output may alias x or another output.
+    void matmul_many(const Tensor& x, std::span<const Product> products);
     // out[i, :] = x[i, :] / rms(x[i, :]) * weight (weight has x.cols elements). out may alias x.
     void rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out);
     // A residual add and the norm after it: x += y (in place), then out = rms_norm(x) * weight. out must not alias
@@ -216,6 +242,14 @@ public:
     void moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared, const Tensor& gate,
                             const Tensor& out);
 
+    // The end of a mixture-of-experts block, as the plain operations
+    //   matmul_experts(*down, n_experts, act, ids, y);
+    //   matmul(*shared_down, shared_act, shared_out); moe_combine_shared(y, weights, shared_out, shared_gate, out)
+    //   (without a shared expert: moe_combine(y, weights, out)).
+    // y, shared_out and shared_gate are scratch (their contents afterwards are unspecified: a backend that fuses the
+    // steps ignores them, so no op allocates); out aliases none of the other tensors.
+    void moe_down_combine(const MoeDownArgs& a);
+
     virtual BackendCounters counters() const { return {}; }
     // out (F32/F16/BF16/Q8_0 rows) = x converted.
     void convert(const Tensor& x, const Tensor& out);
@@ -224,12 +258,14 @@ protected:
     // The operations themselves, called by the entry points above once the arguments have passed the one check of
     // engine/backend/backend_contract.cpp (shapes, types, lengths, aliasing). An implementation checks only what is
     // its own (a type or size its device cannot handle). The fused operations (do_matmul_gated,
-    // do_matmul_experts_gated, do_add_rms_norm, do_conv1d_causal_silu, do_deltanet_gates, do_moe_combine_shared)
+    // do_matmul_experts_gated, do_add_rms_norm, do_conv1d_causal_silu, do_deltanet_gates, do_moe_combine_shared,
+    // do_moe_down_combine, do_matmul_many)
     // default to the plain operations they stand for (backend_fused_defaults.cpp).
     virtual void do_write(const Tensor& dst, std::span<const std::byte> src) = 0;
     virtual void do_read(const Tensor& src, std::span<std::byte> dst) = 0;
     virtual void do_get_rows(const Tensor& table, std::span<const int32_t> ids, const Tensor& out) = 0;
     virtual void do_matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) = 0;
+    virtual void do_matmul_many(const Tensor& x, std::span<const Product> products);
     virtual void do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) = 0;
     virtual void do_add_rms_norm(const Tensor& x, const Tensor& y, const Tensor& weight, float eps, const Tensor& out);
     virtual void do_layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
@@ -265,6 +301,7 @@ protected:
     virtual void do_moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) = 0;
     virtual void do_moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared, const Tensor& gate,
                                        const Tensor& out);
+    virtual void do_moe_down_combine(const MoeDownArgs& a);
     virtual void do_convert(const Tensor& x, const Tensor& out) = 0;
 };
 

@@ -46,6 +46,20 @@ bool same_start(const Tensor& a, const Tensor& b) {
     return a.buffer == b.buffer && a.offset == b.offset;
 }
 
+void require_matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias, const char* op) {
+    require_f32(x, op, "input");
+    require_f32(out, op, "output");
+    require(x.contiguous() && out.contiguous(), [&] { return std::string(op) + ": activations must be contiguous"; });
+    require(x.cols == w.cols && out.cols == w.rows && out.rows == x.rows, [&] {
+        return std::string(op) + ": shapes [" + shape(w) + "] x [" + shape(x) + "] -> [" + shape(out) +
+               "] do not fit";
+    });
+    if (bias) {
+        require_f32(*bias, op, "bias");
+        require_length(*bias, w.rows, op, "bias length differs from the output width");
+    }
+}
+
 void require_rms_norm(const Tensor& x, const Tensor& weight, const Tensor& out, const char* op) {
     require_f32(x, op, "input");
     require_f32(weight, op, "weight");
@@ -130,18 +144,20 @@ void Backend::get_rows(const Tensor& table, std::span<const int32_t> ids, const 
 }
 
 void Backend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias) {
-    require_f32(x, "matmul", "input");
-    require_f32(out, "matmul", "output");
-    require(x.contiguous() && out.contiguous(), "matmul: activations must be contiguous");
-    require(x.cols == w.cols && out.cols == w.rows && out.rows == x.rows,
-            [&] {
-                return "matmul: shapes [" + shape(w) + "] x [" + shape(x) + "] -> [" + shape(out) + "] do not fit";
-            });
-    if (bias) {
-        require_f32(*bias, "matmul", "bias");
-        require_length(*bias, w.rows, "matmul", "bias length differs from the output width");
-    }
+    require_matmul(w, x, out, bias, "matmul");
     do_matmul(w, x, out, bias);
+}
+
+void Backend::matmul_many(const Tensor& x, std::span<const Product> products) {
+    for (size_t i = 0; i < products.size(); ++i) {
+        const Product& p = products[i];
+        require(p.w != nullptr, "matmul_many: a product without weights");
+        require_matmul(*p.w, x, p.out, p.bias, "matmul_many");
+        bool aliased = x.rows > 0 && same_start(p.out, x);
+        for (size_t j = 0; j < i; ++j) aliased = aliased || (x.rows > 0 && same_start(p.out, products[j].out));
+        require(!aliased, "matmul_many: an output aliases the input or another output");
+    }
+    do_matmul_many(x, products);
 }
 
 void Backend::rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) {
@@ -371,6 +387,26 @@ void Backend::moe_combine_shared(const Tensor& y, const Tensor& weights, const T
             "moe_combine_shared: out must not alias its inputs");
     require_moe_combine(y, weights, out);
     do_moe_combine_shared(y, weights, shared, gate, out);
+}
+
+void Backend::moe_down_combine(const MoeDownArgs& a) {
+    constexpr const char* op = "moe_down_combine";
+    require(a.down != nullptr, "moe_down_combine: no down weights");
+    require_matmul_experts(*a.down, a.n_experts, a.act, a.ids, a.y, op);
+    require_moe_combine(a.y, a.weights, a.out);
+    require(a.ids.rows == a.out.rows && a.ids.cols == a.weights.cols, "moe_down_combine: ids and weights differ");
+    bool aliased = same_start(a.out, a.act) || same_start(a.out, a.y) || same_start(a.out, a.weights);
+    if (a.shared_down) {
+        require_matmul(*a.shared_down, a.shared_act, a.shared_out, nullptr, op);
+        require_f32(a.shared_gate, op, "shared expert gate");
+        require_same_shape(a.shared_out, a.out, op);
+        require(a.shared_gate.rows == a.out.rows && a.shared_gate.cols == 1,
+                "moe_down_combine: the shared expert gate must be one column per token");
+        aliased = aliased || same_start(a.out, a.shared_act) || same_start(a.out, a.shared_out) ||
+                  same_start(a.out, a.shared_gate);
+    }
+    require(a.out.rows == 0 || !aliased, "moe_down_combine: out must not alias the other tensors");
+    do_moe_down_combine(a);
 }
 
 void Backend::convert(const Tensor& x, const Tensor& out) {

@@ -5,6 +5,10 @@
 
 namespace ember {
 
+void Backend::do_matmul_many(const Tensor& x, std::span<const Product> products) {
+    for (const Product& p : products) matmul(*p.w, x, p.out, p.bias);
+}
+
 void Backend::do_matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
                               const Tensor& up_scratch, const Tensor& out) {
     matmul(w_gate, x, out);
@@ -42,6 +46,13 @@ void Backend::do_moe_combine_shared(const Tensor& y, const Tensor& weights, cons
     unary(UnaryOp::sigmoid, gate, gate);
     mul(shared, gate, shared);
     add(out, shared, out);
+}
+
+void Backend::do_moe_down_combine(const MoeDownArgs& a) {
+    matmul_experts(*a.down, a.n_experts, a.act, a.ids, a.y);
+    if (!a.shared_down) return moe_combine(a.y, a.weights, a.out);
+    matmul(*a.shared_down, a.shared_act, a.shared_out);
+    moe_combine_shared(a.y, a.weights, a.shared_out, a.shared_gate, a.out);
 }
 
 }  // namespace ember

@@ -33,10 +33,9 @@ void bind_attention(WeightBinder& w, const std::string& b, const AttentionShape&
 void attention_block(Backend& be, const AttentionWeights& a, const AttentionPlacement& at, float eps,
                      const Tensor& h, const AttentionScratch& s, const Tensor& out) {
     const int64_t hd = at.params.head_dim;
-    // The three products of h back to back (a backend prepares h once for them).
-    be.matmul(a.wq, h, a.gated_output ? s.q_gate : s.q, bias(a.bq));
-    be.matmul(a.wk, h, s.k, bias(a.bk));
-    be.matmul(a.wv, h, s.v, bias(a.bv));
+    const Product qkv[] = {{&a.wq, a.gated_output ? s.q_gate : s.q, bias(a.bq)}, {&a.wk, s.k, bias(a.bk)},
+                           {&a.wv, s.v, bias(a.bv)}};
+    be.matmul_many(h, qkv);
     if (a.gated_output) {
         // Per head, the projection holds q then its gate (qwen35moe.md §5.2): split while normalizing.
         const Tensor heads = s.q_gate.reshaped(2 * hd);

@@ -66,11 +66,8 @@ void Qwen35MoeModel::gated_deltanet(Qwen35State& st, const Qwen35Layer& l, const
     const int64_t kd = hp_.key_dim();
     const Tensor mix = act.mix.row_range(0, n), conv = act.conv.row_range(0, n), z = act.z.row_range(0, n),
                  o = act.o.row_range(0, n), beta = act.beta.row_range(0, n), g = act.g.row_range(0, n);
-    // The four products of h back to back (a backend prepares h once for them).
-    be.matmul(d.wqkv, h, mix);
-    be.matmul(d.wgate, h, z);
-    be.matmul(d.wbeta, h, beta);
-    be.matmul(d.walpha, h, g);
+    const Product products[] = {{&d.wqkv, mix}, {&d.wgate, z}, {&d.wbeta, beta}, {&d.walpha, g}};
+    be.matmul_many(h, products);
     // beta = sigmoid(beta); g = ssm_a * softplus(alpha + dt_bias) <= 0 (§5.4 step 5)
     be.deltanet_gates(beta, g, d.dt_bias, d.a);
     st.save_conv_before(l.cache_index);

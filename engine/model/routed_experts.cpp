@@ -22,8 +22,18 @@ void routed_experts(Backend& be, const RoutedExpertWeights& w, int64_t n_expert,
         be.matmul_gated(act, shared->ffn.gate, shared->ffn.up, h, shared->up, shared->act);
         be.matmul(shared->gate_weight, h, shared->gate);
     }
+    MoeDownArgs down{&w.down_exps, n_expert, s.gate, s.ids, s.weights, s.down};
+    if (shared) {
+        down.shared_down = &shared->ffn.down;
+        down.shared_act = shared->act;
+        down.shared_gate = shared->gate;
+        down.shared_out = shared->out;
+    }
+    down.out = out;
+    if (!w.down_exps_bias) return be.moe_down_combine(down);
+    // gpt-oss: the experts' down biases join before the weighted sum.
     be.matmul_experts(w.down_exps, n_expert, s.gate, s.ids, s.down);
-    if (w.down_exps_bias) be.add_expert_bias(*w.down_exps_bias, s.ids, s.down);
+    be.add_expert_bias(*w.down_exps_bias, s.ids, s.down);
     if (!shared) return be.moe_combine(s.down, s.weights, out);
     be.matmul(shared->ffn.down, shared->act, shared->out);
     be.moe_combine_shared(s.down, s.weights, shared->out, shared->gate, out);

@@ -31,4 +31,11 @@ __device__ __forceinline__ float gated(Gated act, float g, float u) {
     }
 }
 
+// One term of a mixture-of-experts sum, sum + weight * y as one rounding, and the sigmoid-gated shared expert's term
+// (moe_combine and the fused block ends round alike).
+__device__ __forceinline__ float combine_term(float weight, float y, float sum) { return fmaf(weight, y, sum); }
+__device__ __forceinline__ float combine_shared(float sum, float shared, float gate) {
+    return __fadd_rn(sum, __fmul_rn(shared, sigmoid(gate)));
+}
+
 }  // namespace ember::gpu_kernels

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Elementwise and row-wise operations on F32 rows (strided views allowed): add, mul, scale, unary functions,
 // gated activations, RMS / L2 / gated RMS / Layer norms, softmax, and the mixture-of-experts biases and combine.
+#include "activation_blocks.cuh"
 #include "activations.cuh"
 
 namespace ember::gpu_kernels {
@@ -82,7 +83,7 @@ __device__ float block_max(float v) { return block_reduce<true>(v); }
 
 // One block per row. z: gate rows for the gated form (nullptr otherwise). weight: n elements (n = cols).
 __global__ void rms_norm_kernel(const float* x, int64_t xs, const float* w, const float* z, int64_t zs, float eps,
-                                float* out, int64_t os, int64_t cols) {
+                                float* out, int64_t os, int64_t cols, ActBlock* q8_1) {
     const int64_t r = blockIdx.x;
     const float* in = x + r * xs;
     float sum = 0.0f;
@@ -93,13 +94,14 @@ __global__ void rms_norm_kernel(const float* x, int64_t xs, const float* w, cons
         float v = in[c] * inv * w[c];
         if (z) v *= silu(z[r * zs + c]);
         out[r * os + c] = v;
+        if (q8_1) quantize_activation_block(v, static_cast<int>(c % 32), q8_1 + (r * cols + c) / 32);
     }
 }
 
 // One block per row: x += y, then out = rms_norm(x) * w with rms_norm_kernel's sums (the same rounding as an add
 // and an rms_norm launch).
 __global__ void add_rms_norm_kernel(float* x, int64_t xs, const float* y, int64_t ys, const float* w, float eps,
-                                    float* out, int64_t os, int64_t cols) {
+                                    float* out, int64_t os, int64_t cols, ActBlock* q8_1) {
     const int64_t r = blockIdx.x;
     float* in = x + r * xs;
     const float* add = y + r * ys;
@@ -111,7 +113,11 @@ __global__ void add_rms_norm_kernel(float* x, int64_t xs, const float* y, int64_
     }
     sum = block_sum(sum);
     const float inv = 1.0f / sqrtf(sum / static_cast<float>(cols) + eps);
-    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) out[r * os + c] = in[c] * inv * w[c];
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
+        const float v = in[c] * inv * w[c];
+        out[r * os + c] = v;
+        if (q8_1) quantize_activation_block(v, static_cast<int>(c % 32), q8_1 + (r * cols + c) / 32);
+    }
 }
 
 // One block per row; each run of head_dim elements normalized separately (one warp per head at a time).
@@ -156,8 +162,8 @@ __global__ void moe_combine_kernel(const float* y, int64_t ys, const float* wts,
     if (c >= cols) return;
     for (int64_t t = blockIdx.y; t < rows; t += gridDim.y) {
         float sum = 0.0f;
-        for (int j = 0; j < k; ++j) sum += wts[t * wss + j] * y[(t * k + j) * ys + c];
-        out[t * os + c] = shared ? __fadd_rn(sum, __fmul_rn(shared[t * ss + c], sigmoid(gate[t * gs]))) : sum;
+        for (int j = 0; j < k; ++j) sum = combine_term(wts[t * wss + j], y[(t * k + j) * ys + c], sum);
+        out[t * os + c] = shared ? combine_shared(sum, shared[t * ss + c], gate[t * gs]) : sum;
     }
 }
 
@@ -226,15 +232,15 @@ void gated_activation(const Launch& l, Gated act, const Rows& gate, const Rows& 
                                                                     out.data, out.stride, gate.cols, gate.rows);
 }
 
-void rms_norm(const Launch& l, const Rows& x, const float* weight, float eps, const Rows& out) {
-    rms_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(x.data, x.stride, weight, nullptr, 0, eps,
-                                                                              out.data, out.stride, x.cols);
+void rms_norm(const Launch& l, const Rows& x, const float* weight, float eps, const Rows& out, void* q8_1) {
+    rms_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(
+        x.data, x.stride, weight, nullptr, 0, eps, out.data, out.stride, x.cols, static_cast<ActBlock*>(q8_1));
 }
 
-void add_rms_norm(const Launch& l, const Rows& x, const Rows& y, const float* weight, float eps, const Rows& out) {
-    add_rms_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(x.data, x.stride, y.data, y.stride,
-                                                                                  weight, eps, out.data, out.stride,
-                                                                                  x.cols);
+void add_rms_norm(const Launch& l, const Rows& x, const Rows& y, const float* weight, float eps, const Rows& out,
+                  void* q8_1) {
+    add_rms_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(
+        x.data, x.stride, y.data, y.stride, weight, eps, out.data, out.stride, x.cols, static_cast<ActBlock*>(q8_1));
 }
 
 void layer_norm(const Launch& l, const Rows& x, const float* weight, const float* bias, float eps, const Rows& out) {
@@ -242,10 +248,11 @@ void layer_norm(const Launch& l, const Rows& x, const float* weight, const float
                                                                                 out.data, out.stride, x.cols);
 }
 
-void rms_norm_gated(const Launch& l, const Rows& x, const float* weight, const Rows& z, float eps, const Rows& out) {
+void rms_norm_gated(const Launch& l, const Rows& x, const float* weight, const Rows& z, float eps, const Rows& out,
+                    void* q8_1) {
     rms_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(x.data, x.stride, weight, z.data,
                                                                               z.stride, eps, out.data, out.stride,
-                                                                              x.cols);
+                                                                              x.cols, static_cast<ActBlock*>(q8_1));
 }
 
 void l2_norm(const Launch& l, const Rows& x, int head_dim, float eps, const Rows& out) {

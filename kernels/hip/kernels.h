@@ -70,6 +70,15 @@ inline int64_t max_matvec_tokens(uint32_t type, int64_t cols) {
 void matvec_integer(const Launch& l, const Weights& w, const void* xq, int64_t tokens, const Rows& out,
                     const float* bias);
 void matvec_float(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias);
+// Products of one input in one launch: out_i = w_i . x (+ bias_i) for up to kMaxManyProducts matrices of integer
+// types (each its own) and x's row length, every row summed as matvec_integer sums it; tokens as matvec_integer.
+inline constexpr int kMaxManyProducts = 4;
+struct ProductRows {
+    Weights w;
+    Rows out;
+    const float* bias = nullptr;
+};
+void matvec_integer_many(const Launch& l, const ProductRows* products, int count, const void* xq, int64_t tokens);
 // out[t, r] = act(w_gate[r, :] . x[t, :], w_up[r, :] . x[t, :]) for an integer type (both matrices of one type and
 // shape), up to max_matvec_tokens tokens: the sums of matvec_integer, rounded exactly as its two launches and a
 // gated_activation.
@@ -89,6 +98,15 @@ void matvec_experts_gated_integer(const Launch& l, Gated act, const Weights& w_g
                                   int64_t tokens, int k, const Rows& out);
 void matvec_experts_float(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot,
                           const int32_t* ids, int64_t tokens, int k, const Rows& out);
+// The end of a mixture-of-experts block (Backend::moe_down_combine) for an integer type, per token t of out.rows:
+// out[t, r] = sum_j weights[t, j] * (D_{ids[t, j]}[r] . act[s]) + sigmoid(gate[t, 0]) * (S[r] . shared_act[t]) with
+// s = t * k + j (act_per_slot) or t, each product summed as matvec_experts_integer / matvec_integer sum and the terms
+// added as moe_combine_shared adds them. The activations are F32 and quantized in the kernel, which needs
+// moe_down_combine_shared_bytes of shared memory. shared_down (nullptr: no shared expert) has down's type and cols.
+size_t moe_down_combine_shared_bytes(int k, int64_t cols, bool shared);
+void moe_down_combine(const Launch& l, const Weights& down, int64_t n_experts, const Rows& act, bool act_per_slot,
+                      const int32_t* ids, int k, const Rows& weights, const Weights* shared_down,
+                      const Rows& shared_act, const Rows& gate, const Rows& out);
 // A verify batch of an integer type: the slots grouped by expert (scratch: expert_group_bytes), each expert's rows
 // read once per tile of kMatvecExpertTileSlots of its slots; the same sums as matvec_experts_integer.
 void matvec_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts, const void* xq, bool x_per_slot,
@@ -111,10 +129,14 @@ enum class Unary : int { silu, sigmoid, softplus, exp, gelu, gelu_erf };  // gel
 void unary(const Launch& l, Unary op, const Rows& x, const Rows& out);
 // out = act(gate, up) (Gated, above).
 void gated_activation(const Launch& l, Gated act, const Rows& gate, const Rows& up, const Rows& out);
-void rms_norm(const Launch& l, const Rows& x, const float* weight, float eps, const Rows& out);
+// The RMS norms also write out's Q8_1 blocks into q8_1 (as quantize_q8_1 would, for rows out.rows x out.cols,
+// out.cols a multiple of 32) unless it is nullptr, so that the products after them need no quantizing launch.
+void rms_norm(const Launch& l, const Rows& x, const float* weight, float eps, const Rows& out, void* q8_1 = nullptr);
 // x += y, then out = rms_norm(x) * weight (the rounding of add and rms_norm).
-void add_rms_norm(const Launch& l, const Rows& x, const Rows& y, const float* weight, float eps, const Rows& out);
-void rms_norm_gated(const Launch& l, const Rows& x, const float* weight, const Rows& z, float eps, const Rows& out);
+void add_rms_norm(const Launch& l, const Rows& x, const Rows& y, const float* weight, float eps, const Rows& out,
+                  void* q8_1 = nullptr);
+void rms_norm_gated(const Launch& l, const Rows& x, const float* weight, const Rows& z, float eps, const Rows& out,
+                    void* q8_1 = nullptr);
 // weight and bias: x.cols elements.
 void layer_norm(const Launch& l, const Rows& x, const float* weight, const float* bias, float eps, const Rows& out);
 void l2_norm(const Launch& l, const Rows& x, int head_dim, float eps, const Rows& out);

@@ -7,6 +7,7 @@
 //   float path (every other type): decode32 to floats, fp32 dot products.
 // The expert forms pick each slot's matrix from ids on the device: per slot for one token, and for a verify batch
 // grouped by expert, so that an expert's rows are read once for every slot routed to it (the same sums as per slot).
+#include "activation_blocks.cuh"
 #include "activations.cuh"
 #include "expert_tiles.cuh"
 #include "matvec_common.cuh"
@@ -15,45 +16,13 @@ namespace ember::gpu_kernels {
 
 namespace {
 
-// Q8_1-style activation block: y = d * q; s = d * sum(q) (for the offset of Q4_0).
-struct alignas(8) ActBlock {
-    float d;
-    float s;
-    int32_t q[8];
-};
-static_assert(sizeof(ActBlock) == 40);
-
+// One warp lane per activation: 32 lanes quantize a block together (rows of whole blocks).
 __global__ void quantize_q8_1_kernel(const float* x, int64_t rows, int64_t cols, int64_t stride, ActBlock* out) {
-    const int64_t nb = cols / 32;
     const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= rows * nb) return;
-    const int64_t r = i / nb, b = i % nb;
-    const float* src = x + r * stride + 32 * b;
-    float v[32];
-    float amax = 0.0f;
-#pragma unroll
-    for (int j = 0; j < 32; ++j) {
-        v[j] = src[j];
-        amax = fmaxf(amax, fabsf(v[j]));
-    }
-    const float d = amax / 127.0f;
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
-    ActBlock blk;
-    int sum = 0;
-#pragma unroll
-    for (int w = 0; w < 8; ++w) {
-        uint32_t packed = 0;
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const int q = static_cast<int>(fminf(fmaxf(roundf(v[4 * w + j] * id), -127.0f), 127.0f));
-            sum += q;
-            packed |= static_cast<uint32_t>(q & 0xff) << (8 * j);
-        }
-        blk.q[w] = static_cast<int32_t>(packed);
-    }
-    blk.d = d;
-    blk.s = d * static_cast<float>(sum);
-    out[i] = blk;
+    const int64_t nb = cols / 32, block = i / 32;
+    if (block >= rows * nb) return;  // whole groups of 32 lanes leave together
+    const int64_t r = block / nb, c = (block % nb) * 32 + i % 32;
+    quantize_activation_block(x[r * stride + c], static_cast<int>(i % 32), out + block);
 }
 
 // Four ROCmFP4 codes (one per byte, 0..15) to their int8 values: two 8-entry byte-permute lookups, one for the
@@ -171,6 +140,38 @@ __global__ void matvec_integer_kernel(const uint8_t* w, size_t row_stride, int64
     store_row_sums<NT, LPR>(acc, lane, row, rows, out, out_stride, bias);
 }
 
+// The matrices of matvec_integer_many: block ranges [first_block[m], first_block[m + 1]) make matrix m's rows.
+struct ManyProducts {
+    const uint8_t* w[kMaxManyProducts];
+    size_t row_stride[kMaxManyProducts];
+    int64_t rows[kMaxManyProducts];
+    uint32_t type[kMaxManyProducts];
+    float* out[kMaxManyProducts];
+    int64_t out_stride[kMaxManyProducts];
+    const float* bias[kMaxManyProducts];
+    unsigned first_block[kMaxManyProducts + 1];
+    int count;
+};
+
+template <int NT, int LPR>
+__global__ void matvec_integer_many_kernel(ManyProducts a, int nb, const ActBlock* x) {
+    int m = 0;
+    while (m + 1 < a.count && blockIdx.x >= a.first_block[m + 1]) ++m;
+    const int lane = row_lane<LPR>();
+    const int64_t row = static_cast<int64_t>(blockIdx.x - a.first_block[m]) * (blockDim.x / LPR) + threadIdx.x / LPR;
+    float acc[NT] = {};
+    if (row < a.rows[m]) {
+        const uint8_t* wr = a.w[m] + row * a.row_stride[m];
+        switch (a.type[m]) {  // the same for the whole block
+            case kRocmfp4: integer_row<kRocmfp4, NT, LPR>(wr, nb, x, nb, lane, acc); break;
+            case kRocmfp4Fast: integer_row<kRocmfp4Fast, NT, LPR>(wr, nb, x, nb, lane, acc); break;
+            case kQ4_0: integer_row<kQ4_0, NT, LPR>(wr, nb, x, nb, lane, acc); break;
+            default: integer_row<kQ8_0, NT, LPR>(wr, nb, x, nb, lane, acc); break;
+        }
+    }
+    store_row_sums<NT, LPR>(acc, lane, row, a.rows[m], a.out[m], a.out_stride[m], a.bias[m]);
+}
+
 // Gate row and up row of a gated product against NT tokens, walked together; each sum in integer_row's order, so the
 // fused kernels below round exactly as two products and a gated activation do.
 template <int T, int NT, int LPR>
@@ -273,6 +274,52 @@ __global__ void matvec_experts_grouped_kernel(const uint8_t* w, size_t row_strid
             if (lane == 0 && row < rows) out[out_row[t] * out_stride + row] = sum;
         }
     }
+}
+
+// --- the end of a mixture-of-experts block -------------------------------------------------------------------------
+
+constexpr int kMoeDownThreads = 256;
+
+// grid (row tiles, tokens). The block stages its token's k slot rows and the shared expert's row, quantizes them in
+// shared memory into the blocks quantize_q8_1 writes, then each group of LPR lanes makes one output row: the k routed
+// down products and the shared one, each summed as matvec_experts_integer_kernel and matvec_integer_kernel sum (the
+// + 0.0f is the latter's absent bias), combined in moe_combine_kernel's order and rounding.
+template <int T, int LPR>
+__global__ void moe_down_combine_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t n_experts, int nb,
+                                        const float* act, int64_t act_stride, bool act_per_slot, const int32_t* ids,
+                                        int k, const float* weights, int64_t weights_stride, const uint8_t* shared_w,
+                                        const float* shared_act, int64_t shared_stride, const float* gate,
+                                        int64_t gate_stride, float* out, int64_t out_stride) {
+    extern __shared__ float staged[];  // inputs * cols floats, then inputs * nb activation blocks
+    const int64_t t = blockIdx.y;
+    const int cols = nb * 32, inputs = k + (shared_w ? 1 : 0);
+#pragma unroll 8
+    for (int i = threadIdx.x; i < inputs * cols; i += blockDim.x) {
+        const int j = i / cols, c = i % cols;
+        staged[i] = j < k ? act[(act_per_slot ? t * k + j : t) * act_stride + c] : shared_act[t * shared_stride + c];
+    }
+    __syncthreads();
+    ActBlock* xq = reinterpret_cast<ActBlock*>(staged + inputs * cols);
+    for (int i = threadIdx.x; i < inputs * cols; i += blockDim.x)  // whole warps: inputs * cols is a multiple of 32
+        quantize_activation_block(staged[i], i % 32, xq + i / 32);
+    __syncthreads();
+    const int lane = row_lane<LPR>();
+    const int64_t row = lane_group_row<LPR>();
+    float sum = 0.0f;
+    for (int j = 0; j < k; ++j) {
+        const int32_t e = ids[t * k + j];
+        float acc[1] = {0.0f};
+        if (row < rows && e >= 0 && e < n_experts)
+            integer_row<T, 1, LPR>(w + (static_cast<int64_t>(e) * rows + row) * row_stride, nb, xq + j * nb, nb, lane,
+                                   acc);
+        sum = combine_term(weights[t * weights_stride + j], group_sum<LPR>(acc[0]), sum);
+    }
+    if (shared_w) {
+        float acc[1] = {0.0f};
+        if (row < rows) integer_row<T, 1, LPR>(shared_w + row * row_stride, nb, xq + k * nb, nb, lane, acc);
+        sum = combine_shared(sum, group_sum<LPR>(acc[0]) + 0.0f, gate[t * gate_stride]);
+    }
+    if (lane == 0 && row < rows) out[t * out_stride + row] = sum;
 }
 
 // --- float path --------------------------------------------------------------------------------------------------
@@ -381,7 +428,7 @@ bool has_integer_matvec(uint32_t type) { return integer_path(type); }
 size_t q8_1_bytes(int64_t rows, int64_t cols) { return static_cast<size_t>(rows * (cols / 32)) * sizeof(ActBlock); }
 
 void quantize_q8_1(const Launch& l, const Rows& x, void* out) {
-    const int64_t n = x.rows * (x.cols / 32);
+    const int64_t n = x.rows * x.cols;  // a thread per value (cols a multiple of 32)
     if (n == 0) return;
     quantize_q8_1_kernel<<<static_cast<unsigned>((n + 127) / 128), 128, 0, l.stream>>>(
         x.data, x.rows, x.cols, x.stride, static_cast<ActBlock*>(out));
@@ -404,6 +451,34 @@ void matvec_integer(const Launch& l, const Weights& w, const void* xq, int64_t t
         });
         t0 += run;
     }
+}
+
+void matvec_integer_many(const Launch& l, const ProductRows* products, int count, const void* xq, int64_t tokens) {
+    const int nb = static_cast<int>(products[0].w.cols / 32);
+    const auto* x = static_cast<const ActBlock*>(xq);
+    with_lanes(nb, [&]<int LPR>() {
+        constexpr int per_block = kThreads / LPR;
+        ManyProducts a{};
+        a.count = count;
+        for (int m = 0; m < count; ++m) {
+            const ProductRows& p = products[m];
+            a.w[m] = p.w.data;
+            a.row_stride[m] = p.w.row_stride;
+            a.rows[m] = p.w.rows;
+            a.type[m] = p.w.type;
+            a.out_stride[m] = p.out.stride;
+            a.bias[m] = p.bias;
+            a.first_block[m + 1] = a.first_block[m] + static_cast<unsigned>((p.w.rows + per_block - 1) / per_block);
+        }
+        for (int64_t t0 = 0; t0 < tokens;) {
+            const int64_t run = token_run<kIntegerRunTokens>(tokens - t0);
+            for (int m = 0; m < count; ++m) a.out[m] = products[m].out.data + t0 * products[m].out.stride;
+            with_tokens<kIntegerRunTokens>(run, [&]<int NT>() {
+                matvec_integer_many_kernel<NT, LPR><<<a.first_block[count], kThreads, 0, l.stream>>>(a, nb, x + t0 * nb);
+            });
+            t0 += run;
+        }
+    });
 }
 
 void matvec_gated_integer(const Launch& l, Gated act, const Weights& w_gate, const Weights& w_up, const void* xq,
@@ -471,6 +546,29 @@ void matvec_experts_integer(const Launch& l, const Weights& w, int64_t n_experts
             matvec_experts_integer_kernel<T, LPR><<<grid, kThreads, 0, l.stream>>>(
                 w.data, w.row_stride, rows, n_experts, nb, static_cast<const ActBlock*>(xq), x_per_slot, ids, k,
                 out.data, out.stride);
+        });
+    });
+}
+
+size_t moe_down_combine_shared_bytes(int k, int64_t cols, bool shared) {
+    const int64_t inputs = k + (shared ? 1 : 0);
+    return static_cast<size_t>(inputs * cols) * sizeof(float) + static_cast<size_t>(inputs * (cols / 32)) * sizeof(ActBlock);
+}
+
+void moe_down_combine(const Launch& l, const Weights& down, int64_t n_experts, const Rows& act, bool act_per_slot,
+                      const int32_t* ids, int k, const Rows& weights, const Weights* shared_down,
+                      const Rows& shared_act, const Rows& gate, const Rows& out) {
+    const int nb = static_cast<int>(down.cols / 32);
+    const int64_t rows = down.rows / n_experts;
+    const size_t shared = moe_down_combine_shared_bytes(k, down.cols, shared_down != nullptr);
+    dispatch_integer_type(down.type, [&]<int T>() {
+        with_lanes(nb, [&]<int LPR>() {
+            constexpr int per_block = kMoeDownThreads / LPR;
+            const dim3 grid(static_cast<unsigned>((rows + per_block - 1) / per_block), static_cast<unsigned>(out.rows));
+            moe_down_combine_kernel<T, LPR><<<grid, kMoeDownThreads, shared, l.stream>>>(
+                down.data, down.row_stride, rows, n_experts, nb, act.data, act.stride, act_per_slot, ids, k,
+                weights.data, weights.stride, shared_down ? shared_down->data : nullptr, shared_act.data,
+                shared_act.stride, gate.data, gate.stride, out.data, out.stride);
         });
     });
 }

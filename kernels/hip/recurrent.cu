@@ -142,78 +142,65 @@ __global__ void delta_rule_kernel(DeltaRuleArgs a) {
     }
 }
 
-// One block per row of router logits: softmax over all experts, then k rounds of arg-max (ties to the lower
-// index), then the chosen probabilities renormalized.
-constexpr int kRouteThreads = 256;
+// One warp per row of router logits (warps_per_block rows per block, each with its own n_experts probabilities in
+// shared memory): softmax over all experts, then k rounds of arg-max (ties to the lower index), then the chosen
+// probabilities renormalized. Lane j owns experts j, j + W, ...: only it reads or writes their probabilities, so the
+// warp needs no barrier; the shuffles of each round agree on the winner in every lane.
+constexpr int kMaxRouteWarps = 4;
 
-__global__ void moe_route_kernel(const float* logits, int64_t ls, int64_t n_experts, int k, int32_t* ids,
+__device__ __forceinline__ int shuffle_xor_int(int v, int mask) {
+    return __float_as_int(gpu::shuffle_xor(__int_as_float(v), mask));
+}
+
+__global__ void moe_route_kernel(const float* logits, int64_t ls, int64_t rows, int64_t n_experts, int k, int32_t* ids,
                                  int64_t ids_stride, float* weights, int64_t ws) {
-    __shared__ float best_value[kRouteThreads];
-    __shared__ int best_index[kRouteThreads];
-    __shared__ float chosen[64];
-    const int64_t t = blockIdx.x;
+    constexpr int W = gpu::kWarpSize;
+    extern __shared__ float probabilities[];  // [warps per block][n_experts]
+    const int warp = static_cast<int>(threadIdx.x) / W, lane = static_cast<int>(threadIdx.x) % W;
+    const int64_t t = static_cast<int64_t>(blockIdx.x) * (blockDim.x / W) + warp;
+    if (t >= rows) return;
+    float* prob = probabilities + warp * n_experts;
     const float* row = logits + t * ls;
-    extern __shared__ float prob[];  // n_experts
     float m = -INFINITY;
-    for (int64_t e = threadIdx.x; e < n_experts; e += blockDim.x) m = fmaxf(m, row[e]);
-    best_value[threadIdx.x] = m;
-    __syncthreads();
-    for (int s = kRouteThreads / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s) best_value[threadIdx.x] = fmaxf(best_value[threadIdx.x], best_value[threadIdx.x + s]);
-        __syncthreads();
-    }
-    m = best_value[0];
-    __syncthreads();
+    for (int64_t e = lane; e < n_experts; e += W) m = fmaxf(m, row[e]);
+    m = gpu::warp_max(m);
     float sum = 0.0f;
-    for (int64_t e = threadIdx.x; e < n_experts; e += blockDim.x) {
+    for (int64_t e = lane; e < n_experts; e += W) {
         prob[e] = expf(row[e] - m);
         sum += prob[e];
     }
-    best_value[threadIdx.x] = sum;
-    __syncthreads();
-    for (int s = kRouteThreads / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s) best_value[threadIdx.x] += best_value[threadIdx.x + s];
-        __syncthreads();
-    }
-    const float inv = 1.0f / best_value[0];
-    __syncthreads();
-    for (int64_t e = threadIdx.x; e < n_experts; e += blockDim.x) prob[e] *= inv;
-    __syncthreads();
+    const float inv = 1.0f / gpu::warp_sum(sum);
+    for (int64_t e = lane; e < n_experts; e += W) prob[e] *= inv;
     for (int round = 0; round < k; ++round) {
         float v = -INFINITY;
         int idx = 0x7fffffff;
-        for (int64_t e = threadIdx.x; e < n_experts; e += blockDim.x)
+        for (int64_t e = lane; e < n_experts; e += W)
             if (prob[e] > v) {  // strictly greater: the lowest index of a tie stays
                 v = prob[e];
                 idx = static_cast<int>(e);
             }
-        best_value[threadIdx.x] = v;
-        best_index[threadIdx.x] = idx;
-        __syncthreads();
-        for (int s = kRouteThreads / 2; s > 0; s >>= 1) {
-            if (threadIdx.x < s) {
-                const float ov = best_value[threadIdx.x + s];
-                const int oi = best_index[threadIdx.x + s];
-                if (ov > best_value[threadIdx.x] || (ov == best_value[threadIdx.x] && oi < best_index[threadIdx.x])) {
-                    best_value[threadIdx.x] = ov;
-                    best_index[threadIdx.x] = oi;
-                }
+#pragma unroll
+        for (int mask = W / 2; mask > 0; mask >>= 1) {
+            const float ov = gpu::shuffle_xor(v, mask);
+            const int oi = shuffle_xor_int(idx, mask);
+            if (ov > v || (ov == v && oi < idx)) {
+                v = ov;
+                idx = oi;
             }
-            __syncthreads();
         }
-        if (threadIdx.x == 0) {
-            const int e = best_index[0];
-            ids[t * ids_stride + round] = e;
-            chosen[round] = prob[e];
-            prob[e] = -INFINITY;
+        // No expert left above -inf (NaN logits): an id outside the range, which the expert products read as zero.
+        const bool found = idx < n_experts;
+        if (lane == 0) {  // the chosen probability waits in its weight's place for the renormalization
+            ids[t * ids_stride + round] = idx;
+            weights[t * ws + round] = found ? v : 0.0f;
         }
-        __syncthreads();
+        if (found && idx % W == lane) prob[idx] = -INFINITY;
     }
-    if (threadIdx.x == 0) {
+    if (lane == 0) {
         float total = 0.0f;
-        for (int j = 0; j < k; ++j) total += chosen[j];
+        for (int j = 0; j < k; ++j) total += weights[t * ws + j];
         total = fmaxf(total, 6.1035e-5f);
-        for (int j = 0; j < k; ++j) weights[t * ws + j] = chosen[j] / total;
+        for (int j = 0; j < k; ++j) weights[t * ws + j] /= total;
     }
 }
 
@@ -246,9 +233,14 @@ void delta_rule(const Launch& l, const DeltaRuleArgs& a) {
 }
 
 void moe_route(const Launch& l, const Rows& logits, int k, int32_t* ids, int64_t ids_stride, const Rows& weights) {
-    const size_t shared = static_cast<size_t>(logits.cols) * sizeof(float);
-    moe_route_kernel<<<static_cast<unsigned>(logits.rows), kRouteThreads, shared, l.stream>>>(
-        logits.data, logits.stride, logits.cols, k, ids, ids_stride, weights.data, weights.stride);
+    // As many rows per block as keep the probabilities within 48 KiB of shared memory (the backend allows 12288
+    // experts: one row per block).
+    const int64_t fit = (48 << 10) / (logits.cols * static_cast<int64_t>(sizeof(float)));
+    const int warps = static_cast<int>(fit < 1 ? 1 : fit < kMaxRouteWarps ? fit : kMaxRouteWarps);
+    const size_t shared = static_cast<size_t>(warps * logits.cols) * sizeof(float);
+    const unsigned grid = static_cast<unsigned>((logits.rows + warps - 1) / warps);
+    moe_route_kernel<<<grid, warps * gpu::kWarpSize, shared, l.stream>>>(
+        logits.data, logits.stride, logits.rows, logits.cols, k, ids, ids_stride, weights.data, weights.stride);
 }
 
 }  // namespace ember::gpu_kernels

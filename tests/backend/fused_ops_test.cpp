@@ -167,6 +167,136 @@ TEST_P(FusedOps, GatedProductsRoundAsTheirParts) {
     }
 }
 
+// The end of a mixture-of-experts block against its composition (matmul_experts, matmul, moe_combine_shared or
+// moe_combine) for the decode types, with and without a shared expert, rows of 8 and 32 blocks, and token counts a GPU
+// fuses (1, 5, 8) and composes (13).
+TEST_P(FusedOps, MoeDownCombineRoundsAsItsParts) {
+    const int64_t rows = 70, experts = 4;
+    const int k = 3;
+    for (TensorType wt : {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4,
+                          TensorType::Q4_0_ROCMFP4_FAST}) {
+        for (int64_t ffn : {256, 1024}) {
+            const std::string type = std::string(gguf::traits(wt).name) + " ffn " + std::to_string(ffn);
+            const Tensor down = upload(wt, experts * rows, ffn, random(experts * rows * ffn));
+            const Tensor shared_down = upload(wt, rows, ffn, random(rows * ffn));
+            for (int64_t tokens : {1, 5, 8, 13}) {
+                std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(experts - 1));
+                std::vector<int32_t> expert_ids(static_cast<size_t>(tokens * k));
+                for (int32_t& e : expert_ids) e = pick(rng_);
+                const Tensor ids = output(TensorType::I32, tokens, k);
+                backend_->write(ids, std::as_bytes(std::span(expert_ids)));
+                const Tensor act = upload_f32(tokens * k, ffn, random(tokens * k * ffn, 0.5f));
+                const Tensor weights = upload_f32(tokens, k, random(tokens * k));
+                const Tensor shared_act = upload_f32(tokens, ffn, random(tokens * ffn, 0.5f));
+                const std::vector<float> gate = random(tokens, 3.0f);
+                for (bool with_shared : {false, true}) {
+                    MoeDownArgs a{&down, experts, act, ids, weights, output(TensorType::F32, tokens * k, rows)};
+                    if (with_shared) {
+                        a.shared_down = &shared_down;
+                        a.shared_act = shared_act;
+                        a.shared_gate = upload_f32(tokens, 1, gate);
+                        a.shared_out = output(TensorType::F32, tokens, rows);
+                    }
+                    a.out = output(TensorType::F32, tokens, rows);
+                    backend_->moe_down_combine(a);
+
+                    const Tensor y = output(TensorType::F32, tokens * k, rows), plain = output(TensorType::F32, tokens, rows);
+                    backend_->matmul_experts(down, experts, act, ids, y);
+                    if (with_shared) {
+                        const Tensor so = output(TensorType::F32, tokens, rows);
+                        backend_->matmul(shared_down, shared_act, so);
+                        backend_->moe_combine_shared(y, weights, so, upload_f32(tokens, 1, gate), plain);
+                    } else {
+                        backend_->moe_combine(y, weights, plain);
+                    }
+                    expect_identical(download(a.out), download(plain),
+                                     type + ", " + std::to_string(tokens) + " tokens" +
+                                         (with_shared ? ", shared expert" : ""));
+                }
+            }
+        }
+    }
+    const Tensor down = upload(TensorType::Q8_0, experts * rows, 64, random(experts * rows * 64));
+    const Tensor ids = output(TensorType::I32, 2, k);
+    MoeDownArgs a{&down, experts, upload_f32(2 * k, 64, random(2 * k * 64)), ids, upload_f32(2, k, random(2 * k)),
+                  output(TensorType::F32, 2 * k, rows)};
+    a.out = a.act;
+    EXPECT_THROW(backend_->moe_down_combine(a), Error);  // out aliases the activations
+    a.out = output(TensorType::F32, 2, rows + 1);
+    EXPECT_THROW(backend_->moe_down_combine(a), Error);  // out's width is not the experts' rows
+    a.out = output(TensorType::F32, 2, rows);
+    a.down = nullptr;
+    EXPECT_THROW(backend_->moe_down_combine(a), Error);
+}
+
+// A product right after a norm reads the norm's output as any other product does: a GPU backend takes the
+// activation blocks the norm wrote beside its output, which must equal quantizing the output afresh.
+TEST_P(FusedOps, ProductsAfterANormSeeItsOutput) {
+    const int64_t rows = 70, cols = 256, heads = 4;
+    for (TensorType wt : {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4}) {
+        const std::string type(gguf::traits(wt).name);
+        const Tensor w = upload(wt, rows, cols, random(rows * cols));
+        const Tensor norm_weight = upload_f32(1, cols, random(cols)), head_weight = upload_f32(1, cols / heads, random(cols / heads));
+        for (int64_t tokens : {1, 5}) {
+            const std::string what = type + ", " + std::to_string(tokens) + " tokens";
+            // Everything allocated first: an allocation makes a GPU backend forget the blocks it holds.
+            const Tensor x = upload_f32(tokens, cols, random(tokens * cols, 2.0f)), h = output(TensorType::F32, tokens, cols);
+            const Tensor y = upload_f32(tokens, cols, random(tokens * cols));
+            const Tensor z = upload_f32(tokens * heads, cols / heads, random(tokens * cols));
+            const Tensor after = output(TensorType::F32, tokens, rows), copy = output(TensorType::F32, tokens, cols);
+            const Tensor fresh = output(TensorType::F32, tokens, rows);
+            const auto expect_same_product = [&](const std::string& norm) {
+                backend_->matmul(w, h, after);
+                const std::vector<float> values = download(h);
+                backend_->write(copy, std::as_bytes(std::span(values)));
+                backend_->matmul(w, copy, fresh);
+                expect_identical(download(after), download(fresh), norm + ", " + what);
+            };
+            backend_->rms_norm(x, norm_weight, 1e-6f, h);
+            expect_same_product("rms_norm");
+            backend_->add_rms_norm(x, y, norm_weight, 1e-6f, h);
+            expect_same_product("add_rms_norm");
+            // Heads normed as rows of their own, read back as whole rows (the Gated DeltaNet's output).
+            backend_->rms_norm_gated(x.reshaped(cols / heads), head_weight, z, 1e-6f, h.reshaped(cols / heads));
+            expect_same_product("rms_norm_gated");
+        }
+    }
+}
+
+// Products of one input against one matmul each: mixed integer types (one launch on a GPU), a float type that splits
+// the run, biases, and token counts of one run, two runs and more than a mat x vec takes.
+TEST_P(FusedOps, ProductsOfOneInputRoundAsTheirParts) {
+    const int64_t cols = 256;
+    const TensorType types[] = {TensorType::Q4_0_ROCMFP4, TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q8_0,
+                                TensorType::F16, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4_FAST};
+    const int64_t rows[] = {96, 70, 33, 40, 8, 1};
+    std::vector<Tensor> weights, biases;
+    for (size_t i = 0; i < std::size(types); ++i) {
+        weights.push_back(upload(types[i], rows[i], cols, random(rows[i] * cols)));
+        biases.push_back(upload_f32(1, rows[i], random(rows[i])));
+    }
+    for (int64_t tokens : {1, 5, 20, 40}) {
+        const Tensor x = upload_f32(tokens, cols, random(tokens * cols));
+        std::vector<Product> products;
+        std::vector<Tensor> plain;
+        for (size_t i = 0; i < std::size(types); ++i) {
+            products.push_back({&weights[i], output(TensorType::F32, tokens, rows[i]), i == 1 ? &biases[i] : nullptr});
+            plain.push_back(output(TensorType::F32, tokens, rows[i]));
+        }
+        backend_->matmul_many(x, products);
+        for (size_t i = 0; i < std::size(types); ++i) {
+            backend_->matmul(weights[i], x, plain[i], products[i].bias);
+            expect_identical(download(products[i].out), download(plain[i]),
+                             std::string(gguf::traits(types[i]).name) + ", " + std::to_string(tokens) + " tokens");
+        }
+    }
+    const Tensor x = upload_f32(2, cols, random(2 * cols)), out = output(TensorType::F32, 2, rows[0]);
+    const Product aliased[] = {{&weights[0], out}, {&weights[0], out}};
+    EXPECT_THROW(backend_->matmul_many(x, aliased), Error);
+    const Product misfit[] = {{&weights[0], output(TensorType::F32, 2, rows[0] + 1)}};
+    EXPECT_THROW(backend_->matmul_many(x, misfit), Error);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, FusedOps, ::testing::ValuesIn(kBackends),
                          [](const ::testing::TestParamInfo<BackendCase>& p) { return p.param.name; });
 

@@ -3,6 +3,7 @@
 #include "backend/gpu/gpu_backend.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "backend/env_switch.h"
@@ -131,16 +132,40 @@ bool overlaps(const gk::Rows& a, const gk::Rows& b) {
     return a.data < b_end && b.data < a_end;
 }
 
+// The same activations in the Q8_1 layout: the same view, or the same contiguous run of whole blocks seen with
+// other row lengths (a norm over heads, read as whole rows by the product after it).
+bool same_blocks(const gk::Rows& a, const gk::Rows& b) {
+    if (a.data != b.data) return false;
+    if (a.rows == b.rows && a.cols == b.cols && a.stride == b.stride) return true;
+    const bool contiguous = (a.rows == 1 || a.stride == a.cols) && (b.rows == 1 || b.stride == b.cols);
+    return contiguous && a.rows * a.cols == b.rows * b.cols && a.cols % 32 == 0 && b.cols % 32 == 0;
+}
+
 }  // namespace
 
 std::pair<std::byte*, bool> GpuBackend::quantized_activations(const gk::Rows& x) {
-    const bool same = quantized_.data == x.data && quantized_.rows == x.rows && quantized_.cols == x.cols &&
-                      quantized_.stride == x.stride;
+    const bool same = same_blocks(quantized_, x);
     const Buffer* before = scratch_[kActivations].get();
     std::byte* xq = scratch(kActivations, gk::q8_1_bytes(x.rows, x.cols));
     const bool fresh = !same || scratch_[kActivations].get() != before;
     quantized_ = x;
     return {xq, fresh};
+}
+
+std::byte* GpuBackend::norm_output_blocks(const gk::Rows& out) {
+    if (out.cols % 32 != 0 || out.rows * out.cols > gk::kMaxIntegerMatvecTokens * kMaxNormQuantizedCols) return nullptr;
+    return scratch(kActivations, gk::q8_1_bytes(out.rows, out.cols));
+}
+
+void GpuBackend::record_writes(std::vector<uint64_t> key, LaunchFn fn, std::initializer_list<gk::Rows> written) {
+    for (const gk::Rows& w : written)
+        if (overlaps(w, quantized_)) quantized_ = {};
+    ctx_->steps->record(std::move(key), std::move(fn));
+}
+
+void GpuBackend::record_norm(std::vector<uint64_t> key, LaunchFn fn, const gk::Rows& out, std::byte* q8_1) {
+    record(std::move(key), std::move(fn));
+    if (q8_1) quantized_ = out;
 }
 
 void GpuBackend::record_product(const gk::Weights& w, const gk::Rows& out, std::vector<uint64_t> key, LaunchFn fn) {
@@ -186,6 +211,52 @@ void GpuBackend::do_matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
     } else {
         record_product(wv, ov, launch_key("matmul_tiled", wv, xv, ov, bv),
                        [=](const gk::Launch& l, const std::byte*) { gk::matmul_tiled(l, wv, xv, ov, bv); });
+    }
+}
+
+namespace {
+
+// A product that joins a launch of matvec_integer_many: an integer type at mat x vec size.
+bool joins_many(const Product& p, const Tensor& x) {
+    const auto type = static_cast<uint32_t>(p.w->type);
+    return gk::has_integer_matvec(type) && p.w->cols % 32 == 0 && x.rows <= gk::max_matvec_tokens(type, p.w->cols);
+}
+
+}  // namespace
+
+void GpuBackend::do_matmul_many(const Tensor& x, std::span<const Product> products) {
+    for (size_t i = 0; i < products.size();) {
+        size_t end = i;
+        while (end < products.size() && end - i < gk::kMaxManyProducts && joins_many(products[end], x)) ++end;
+        if (end - i < 2) {
+            do_matmul(*products[i].w, x, products[i].out, products[i].bias);
+            ++i;
+            continue;
+        }
+        const gk::Rows xv = f32_rows(x, "matmul_many input");
+        gk::ProductRows rows[gk::kMaxManyProducts];
+        const int count = static_cast<int>(end - i);
+        for (int m = 0; m < count; ++m) {
+            const Product& p = products[i + m];
+            rows[m].w = weights_of(*p.w, "matmul_many weights");
+            rows[m].out = f32_rows(p.out, "matmul_many output");
+            if (p.bias) rows[m].bias = f32_rows(*p.bias, "matmul_many bias").data;
+            counters_.weight_bytes += static_cast<uint64_t>(p.w->rows) * p.w->row_stride;
+        }
+        i = end;
+        if (x.rows == 0) continue;
+        const auto [xq, fresh] = quantized_activations(xv);
+        std::vector<uint64_t> key = launch_key("matvec_integer_many", xv, xq, fresh, count);
+        for (int m = 0; m < count; ++m) {
+            key_words(key, rows[m].w);
+            key_words(key, rows[m].out);
+            key_words(key, rows[m].bias);
+            if (m > 0 && overlaps(rows[m].out, quantized_)) quantized_ = {};
+        }
+        record_product(rows[0].w, rows[0].out, std::move(key), [=](const gk::Launch& l, const std::byte*) {
+            if (fresh) gk::quantize_q8_1(l, xv, xq);
+            gk::matvec_integer_many(l, rows, count, xq, xv.rows);
+        });
     }
 }
 
@@ -286,6 +357,41 @@ void GpuBackend::do_matmul_experts_gated(Activation act, const Tensor& w_gate, c
                    [=](const gk::Launch& l, const std::byte*) {
                        if (fresh) gk::quantize_q8_1(l, xv, xq);
                        gk::matvec_experts_gated_integer(l, a, gv, uv, n_experts, xq, per_slot, idv, tokens, k, ov);
+                   });
+}
+
+void GpuBackend::do_moe_down_combine(const MoeDownArgs& a) {
+    const gk::Weights dv = weights_of(*a.down, "moe_down_combine down weights");
+    const int64_t tokens = a.ids.rows;
+    const int k = static_cast<int>(a.ids.cols);
+    std::optional<gk::Weights> sv;
+    if (a.shared_down) sv = weights_of(*a.shared_down, "moe_down_combine shared down weights");
+    const bool fits = gk::moe_down_combine_shared_bytes(k, a.down->cols, sv.has_value()) <= kMaxMoeDownSharedBytes;
+    const bool same_shared = !sv || (sv->type == dv.type && sv->cols == dv.cols && sv->row_stride == dv.row_stride);
+    if (!gk::has_integer_matvec(dv.type) || dv.cols % 32 != 0 || tokens > kPerSlotIntegerExpertTokens || !fits ||
+        !same_shared)
+        return Backend::do_moe_down_combine(a);
+    const int64_t rows = a.down->rows / a.n_experts;
+    const gk::Rows xv = f32_rows(a.act, "moe_down_combine activations"),
+                   wv = f32_rows(a.weights, "moe_down_combine weights"), ov = f32_rows(a.out, "moe_down_combine output");
+    const auto* idv = reinterpret_cast<const int32_t*>(device_data(a.ids, "moe_down_combine ids"));
+    gk::Rows sav, gv;
+    if (sv) {
+        sav = f32_rows(a.shared_act, "moe_down_combine shared activations");
+        gv = f32_rows(a.shared_gate, "moe_down_combine shared gate");
+    }
+    const bool per_slot = a.act.rows == tokens * k && k > 1;
+    const uint64_t bytes = static_cast<uint64_t>(std::min<int64_t>(tokens * k, a.n_experts) * rows) * dv.row_stride;
+    counters_.expert_weight_bytes += bytes;
+    counters_.weight_bytes += bytes + (sv ? static_cast<uint64_t>(sv->rows) * sv->row_stride : 0);
+    if (tokens == 0) return;
+    const int64_t n_experts = a.n_experts;
+    const gk::Weights shared_key = sv.value_or(gk::Weights{});
+    record_product(dv, ov,
+                   launch_key("moe_down_combine", dv, n_experts, xv, per_slot, idv, k, wv, shared_key, sav, gv, ov),
+                   [=](const gk::Launch& l, const std::byte*) {
+                       gk::moe_down_combine(l, dv, n_experts, xv, per_slot, idv, k, wv, sv ? &*sv : nullptr, sav, gv,
+                                            ov);
                    });
 }
 

@@ -5,6 +5,7 @@
 // on a unified-memory machine (an APU) read in place from the file mapping.
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <utility>
@@ -22,6 +23,10 @@ namespace ember::gpu_backend {
 // grouped tiles past it (prefill).
 inline constexpr int64_t kPerSlotIntegerExpertTokens = 8;
 inline constexpr int64_t kPerSlotFloatExpertTokens = 32;
+// The shared memory moe_down_combine's kernel may take (the default without an opt-in).
+inline constexpr size_t kMaxMoeDownSharedBytes = 48 << 10;
+// The widest rows whose norms also write Q8_1 blocks for the products after them (times the mat x vec's tokens).
+inline constexpr int64_t kMaxNormQuantizedCols = 16384;
 
 enum class WeightPlacement {
     automatic,  // in place on an integrated GPU (unified memory), uploaded on a discrete one
@@ -85,6 +90,8 @@ public:
 protected:
     // The operations, called by Backend's checked entry points (backend/backend.h).
     EMBER_BACKEND_OPERATION_OVERRIDES
+    // Runs of integer products at mat x vec size: one launch for each run of up to four; the rest one by one.
+    void do_matmul_many(const Tensor& x, std::span<const Product> products) override;
     // Integer types of matvec size: both products and the activation in one launch; the rest composed (Backend).
     void do_matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
                          const Tensor& up_scratch, const Tensor& out) override;
@@ -97,6 +104,9 @@ protected:
     void do_deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias, const Tensor& a) override;
     void do_moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared, const Tensor& gate,
                                const Tensor& out) override;
+    // Integer down weights, decode and short verify batches: one kernel (activations quantized in it); the rest
+    // composed.
+    void do_moe_down_combine(const MoeDownArgs& a) override;
 
 private:
     enum Scratch { kActivations, kAttention, kExpertGroups, kScratchKinds };
@@ -107,6 +117,8 @@ private:
         quantized_ = {};
         ctx_->steps->record(std::move(key), std::move(fn));
     }
+    // A launch that writes `written` only: the quantized activations stay unless it overlaps them.
+    void record_writes(std::vector<uint64_t> key, LaunchFn fn, std::initializer_list<gpu_kernels::Rows> written);
     // A product's launch, named by its weights in a profile (EMBER_GPU_PROFILE): "matmul_tiled q4_0 2048x4096".
     // It writes out only, which forgets the quantized activations where out overlaps them.
     void record_product(const gpu_kernels::Weights& w, const gpu_kernels::Rows& out, std::vector<uint64_t> key,
@@ -115,6 +127,11 @@ private:
     // previous product quantized the same rows and nothing has written since, as with the projections of one
     // normed input).
     std::pair<std::byte*, bool> quantized_activations(const gpu_kernels::Rows& x);
+    // Where a norm writes its output's Q8_1 blocks as it goes (the activation scratch), for outputs of a size the
+    // integer mat x vec takes (decode and verify batches); nullptr for others.
+    std::byte* norm_output_blocks(const gpu_kernels::Rows& out);
+    // A norm's launch: with q8_1, its output is what the activation scratch then holds.
+    void record_norm(std::vector<uint64_t> key, LaunchFn fn, const gpu_kernels::Rows& out, std::byte* q8_1);
     void record_conv1d(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out, bool silu);
     size_t stage(const void* data, size_t n) { return ctx_->steps->stage(data, n); }
 

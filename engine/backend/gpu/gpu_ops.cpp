@@ -43,8 +43,9 @@ void GpuBackend::do_get_rows(const Tensor& table, std::span<const int32_t> ids, 
 void GpuBackend::do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) {
     const gk::Rows xv = f32_rows(x, "rms_norm input"), ov = f32_rows(out, "rms_norm output");
     const float* wv = f32_rows(weight, "rms_norm weight").data;
-    record(launch_key("rms_norm", xv, wv, eps, ov),
-           [=](const gk::Launch& l, const std::byte*) { gk::rms_norm(l, xv, wv, eps, ov); });
+    std::byte* q = norm_output_blocks(ov);
+    record_norm(launch_key("rms_norm", xv, wv, eps, ov, q),
+                [=](const gk::Launch& l, const std::byte*) { gk::rms_norm(l, xv, wv, eps, ov, q); }, ov, q);
 }
 
 void GpuBackend::do_add_rms_norm(const Tensor& x, const Tensor& y, const Tensor& weight, float eps,
@@ -53,8 +54,9 @@ void GpuBackend::do_add_rms_norm(const Tensor& x, const Tensor& y, const Tensor&
                    ov = f32_rows(out, "add_rms_norm output");
     const float* wv = f32_rows(weight, "add_rms_norm weight").data;
     if (x.rows == 0) return;
-    record(launch_key("add_rms_norm", xv, yv, wv, eps, ov),
-           [=](const gk::Launch& l, const std::byte*) { gk::add_rms_norm(l, xv, yv, wv, eps, ov); });
+    std::byte* q = norm_output_blocks(ov);
+    record_norm(launch_key("add_rms_norm", xv, yv, wv, eps, ov, q),
+                [=](const gk::Launch& l, const std::byte*) { gk::add_rms_norm(l, xv, yv, wv, eps, ov, q); }, ov, q);
 }
 
 void GpuBackend::do_layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
@@ -107,8 +109,10 @@ void GpuBackend::do_rms_norm_gated(const Tensor& x, const Tensor& weight, const 
     const gk::Rows xv = f32_rows(x, "gated rms_norm input"), zv = f32_rows(z, "gated rms_norm gate"),
                    ov = f32_rows(out, "gated rms_norm output");
     const float* wv = f32_rows(weight, "gated rms_norm weight").data;
-    record(launch_key("rms_norm_gated", xv, wv, zv, eps, ov),
-           [=](const gk::Launch& l, const std::byte*) { gk::rms_norm_gated(l, xv, wv, zv, eps, ov); });
+    std::byte* q = norm_output_blocks(ov);
+    record_norm(launch_key("rms_norm_gated", xv, wv, zv, eps, ov, q),
+                [=](const gk::Launch& l, const std::byte*) { gk::rms_norm_gated(l, xv, wv, zv, eps, ov, q); }, ov,
+                q);
 }
 
 void GpuBackend::do_softmax(const Tensor& x) {
@@ -245,8 +249,11 @@ void GpuBackend::do_moe_route(const Tensor& logits, int k, const Tensor& ids, co
     auto* idv = reinterpret_cast<int32_t*>(device_data(ids, "moe_route ids"));
     const int64_t ids_stride = static_cast<int64_t>(ids.row_stride / 4);
     if (logits.rows == 0) return;
-    record(launch_key("moe_route", lv, k, idv, ids_stride, wv),
-           [=](const gk::Launch& l, const std::byte*) { gk::moe_route(l, lv, k, idv, ids_stride, wv); });
+    // The ids as rows of floats' width, for the overlap test of record_writes.
+    const gk::Rows id_rows{reinterpret_cast<float*>(idv), ids.rows, ids.cols, ids_stride};
+    record_writes(launch_key("moe_route", lv, k, idv, ids_stride, wv),
+                  [=](const gk::Launch& l, const std::byte*) { gk::moe_route(l, lv, k, idv, ids_stride, wv); },
+                  {id_rows, wv});
 }
 
 void GpuBackend::do_add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) {

@@ -125,6 +125,10 @@ protected:
         before_operation();
         inner_->matmul_experts(w, n_experts, x, ids, out);
     }
+    void do_matmul_many(const Tensor& x, std::span<const Product> products) override {
+        before_operation();
+        inner_->matmul_many(x, products);
+    }
     void do_matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
                          const Tensor& up_scratch, const Tensor& out) override {
         before_operation();
@@ -148,6 +152,10 @@ protected:
                                const Tensor& out) override {
         before_operation();
         inner_->moe_combine_shared(y, weights, shared, gate, out);
+    }
+    void do_moe_down_combine(const MoeDownArgs& a) override {
+        before_operation();
+        inner_->moe_down_combine(a);
     }
     void do_convert(const Tensor& x, const Tensor& out) override {
         before_operation();

@@ -69,6 +69,12 @@ protected:
         back_to_device(hout, out);
     }
 
+    // Down weights on the host: the plain operations, whose expert product runs there.
+    void do_moe_down_combine(const MoeDownArgs& a) override {
+        if (!on_host(*a.down)) return inner().moe_down_combine(a);
+        Backend::do_moe_down_combine(a);
+    }
+
     // Expert biases come from map_weights and stay on the device; a bias mapped with the experts is added on the host.
     void do_add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) override {
         if (!on_host(bias)) return inner().add_expert_bias(bias, ids, out);
