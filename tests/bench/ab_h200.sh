@@ -5,7 +5,9 @@
 # clock or thermal drift lands on both), then a per-kernel CUDA profile of decode for each (EMBER_GPU_PROFILE=1).
 # Carried (device tool `carry`): .gpurun (bin.tar.xz: the build under test; bin_base.tar.xz: the build to compare
 # with; libs.tar.xz and the gguf wheel: see tests/hip/bench/run_h200.sh) and .gl (the Vulkan loader .debs).
-# AB_ROUNDS: alternations per backend (default 2). Everything lands in $OUT: ab.txt (one line per run) and the JSON and profile of each run.
+# AB_ROUNDS: alternations per backend (default 2). AB_NCU=1 adds Nsight Compute's per-kernel times and DRAM bytes of
+# decode steps for each build (ncu_summary.py). Everything lands in $OUT: ab.txt (one line per run) and the JSON and
+# profile of each run.
 set -u
 out=${OUT:-/tmp/out}
 work=/tmp/ember-ab
@@ -58,4 +60,16 @@ for label in base new; do
     EMBER_GPU_PROFILE=1 timeout 120 "$cli" bench -m $models/strix.gguf --backend cuda --speculation off -p 1 -n 16 \
         -r 1 >"$out/profile_$label.txt" 2>&1
 done
+if [ "${AB_NCU:-0}" = 1 ] && command -v ncu >/dev/null; then
+    for label in base new; do
+        cli=$work/bin/ember-cli
+        [ "$label" = base ] && cli=$work/base/ember-cli
+        # A one-token prefill and 4 decode steps; the summary takes the last 3 steps.
+        timeout 300 ncu --clock-control none --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum \
+            "$cli" bench -m $models/strix.gguf --backend cuda --speculation off -p 1 -n 4 -r 1 \
+            >"$out/ncu_$label.csv" 2>"$out/ncu_$label.err"
+        python3 "$here/ncu_summary.py" "$out/ncu_$label.csv" 3 >"$out/ncu_$label.txt" 2>&1
+        head -30 "$out/ncu_$label.txt"
+    done
+fi
 echo "all done after $(($(date +%s) - t0)) s" | tee -a "$out/ab.txt"
