@@ -135,6 +135,20 @@ struct MoeDownArgs {
     Tensor out;          // [T, cols]
 };
 
+// The recurrent Gated DeltaNet core of a decode or verify batch (Backend::deltanet_recurrent). rule.q, rule.k and
+// rule.v are column ranges of conv; rule.beta and rule.g hold the raw beta and alpha products.
+struct DeltaNetArgs {
+    DeltaRuleArgs rule;   // chunk_size 0
+    Tensor mix;           // [T, C]: the convolution's input
+    Tensor conv_weight;   // [C, K]
+    Tensor conv_state;    // [K - 1, C], updated
+    Tensor conv;          // [T, C] scratch: the convolution's output
+    Tensor dt_bias, a;    // one row of n_v_heads
+    Tensor z;             // [T, n_v_heads * d_v]: the output gate
+    Tensor norm;          // d_v values
+    float l2_eps = 0.0f, norm_eps = 0.0f;
+};
+
 // Weight bytes the backend's matrix products have read (for tests that prove what a step touches).
 struct BackendCounters {
     uint64_t weight_bytes = 0;         // all matmul and expert weights
@@ -214,6 +228,12 @@ public:
     // one row of H: beta = sigmoid(beta); alpha = softplus(alpha + dt_bias) * a (the log decay g).
     void deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias, const Tensor& a);
     void delta_rule(const DeltaRuleArgs& args);
+    // The token-by-token Gated DeltaNet core (qwen35moe.md §5.4 steps 3-9), as the plain operations
+    //   deltanet_gates(rule.beta, rule.g, dt_bias, a); conv1d_causal_silu(mix, conv_weight, conv_state, conv);
+    //   l2_norm of rule.q and rule.k (heads of d_k, l2_eps); delta_rule(rule);
+    //   rms_norm_gated(rule.out, norm, z, norm_eps, rule.out), both viewed as rows of d_v.
+    // conv, rule.beta, rule.g, rule.q and rule.k are scratch afterwards (a backend that fuses the steps leaves them).
+    void deltanet_recurrent(const DeltaNetArgs& a);
     // Per row of logits [T, E]: softmax over all E, the k most probable experts (ties to the lower index), their
     // probabilities renormalized to sum 1 (the sum clamped at >= 6.1035e-5). ids: I32 [T, k]; weights: F32 [T, k].
     void moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights);
@@ -259,7 +279,7 @@ protected:
     // engine/backend/backend_contract.cpp (shapes, types, lengths, aliasing). An implementation checks only what is
     // its own (a type or size its device cannot handle). The fused operations (do_matmul_gated,
     // do_matmul_experts_gated, do_add_rms_norm, do_conv1d_causal_silu, do_deltanet_gates, do_moe_combine_shared,
-    // do_moe_down_combine, do_matmul_many)
+    // do_moe_down_combine, do_matmul_many, do_deltanet_recurrent)
     // default to the plain operations they stand for (backend_fused_defaults.cpp).
     virtual void do_write(const Tensor& dst, std::span<const std::byte> src) = 0;
     virtual void do_read(const Tensor& src, std::span<std::byte> dst) = 0;
@@ -289,6 +309,7 @@ protected:
     virtual void do_conv1d_causal_silu(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out);
     virtual void do_deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias, const Tensor& a);
     virtual void do_delta_rule(const DeltaRuleArgs& args) = 0;
+    virtual void do_deltanet_recurrent(const DeltaNetArgs& a);
     virtual void do_moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) = 0;
     virtual void do_matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
                                    const Tensor& out) = 0;

@@ -113,6 +113,42 @@ void require_matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x,
     require(x.contiguous() && out.contiguous() && ids.contiguous(), message("activations and ids must be contiguous"));
 }
 
+void require_rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, const Tensor& out) {
+    require_f32(x, "gated rms_norm", "input");
+    require_f32(weight, "gated rms_norm", "weight");
+    require_f32(z, "gated rms_norm", "gate");
+    require_same_shape(x, out, "gated rms_norm");
+    require_same_shape(x, z, "gated rms_norm gate");
+    require_length(weight, x.cols, "gated rms_norm", "weight length differs from the row length");
+}
+
+void require_deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias, const Tensor& a) {
+    for (const Tensor* t : {&beta, &alpha, &dt_bias, &a}) require_f32(*t, "deltanet_gates", "every tensor");
+    require_same_shape(beta, alpha, "deltanet_gates");
+    require(dt_bias.rows == 1 && dt_bias.cols == alpha.cols && a.rows == 1 && a.cols == alpha.cols,
+            "deltanet_gates: dt_bias and a must be one row per value head");
+}
+
+void require_delta_rule(const DeltaRuleArgs& a) {
+    const int64_t n = a.q.rows;
+    require(a.n_k_heads > 0 && a.n_v_heads > 0 && a.d_k > 0 && a.d_v > 0, "delta_rule: bad head sizes");
+    for (const Tensor* t : {&a.q, &a.k, &a.v, &a.g, &a.beta, &a.state, &a.out})
+        require_f32(*t, "delta_rule", "every tensor");
+    require(a.k.rows == n && a.v.rows == n && a.g.rows == n && a.beta.rows == n && a.out.rows == n,
+            "delta_rule: every input needs one row per token");
+    require(a.q.cols == int64_t{a.n_k_heads} * a.d_k && a.k.cols == a.q.cols, "delta_rule: q/k widths");
+    require(a.v.cols == int64_t{a.n_v_heads} * a.d_v && a.out.cols == a.v.cols, "delta_rule: v/out widths");
+    require(a.g.cols == a.n_v_heads && a.beta.cols == a.n_v_heads, "delta_rule: one g and beta per value head");
+    const int64_t head_state = int64_t{a.d_k} * a.d_v;
+    require(a.state.contiguous() && a.state.rows * a.state.cols == a.n_v_heads * head_state,
+            "delta_rule: state must hold n_v_heads * d_k * d_v floats");
+    require(a.chunk_size >= 0 && a.chunk_size <= 64, "delta_rule: chunk size must be 0 to 64");
+    if (a.snapshots)
+        require(a.snapshots->type == TensorType::F32 && a.snapshots->contiguous() && a.snapshots->rows <= n &&
+                    a.snapshots->cols == a.n_v_heads * head_state,
+                "delta_rule: snapshots must be [K <= T, n_v_heads * d_k * d_v]");
+}
+
 // Absent, or F32 with one logit per query head.
 void require_attention_sinks(const AttentionParams& p) {
     require(!p.sinks || (p.sinks->type == TensorType::F32 && p.sinks->contiguous() &&
@@ -286,12 +322,7 @@ void Backend::l2_norm(const Tensor& x, int head_dim, float eps, const Tensor& ou
 }
 
 void Backend::rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, float eps, const Tensor& out) {
-    require_f32(x, "gated rms_norm", "input");
-    require_f32(weight, "gated rms_norm", "weight");
-    require_f32(z, "gated rms_norm", "gate");
-    require_same_shape(x, out, "gated rms_norm");
-    require_same_shape(x, z, "gated rms_norm gate");
-    require_length(weight, x.cols, "gated rms_norm", "weight length differs from the row length");
+    require_rms_norm_gated(x, weight, z, out);
     do_rms_norm_gated(x, weight, z, eps, out);
 }
 
@@ -306,32 +337,29 @@ void Backend::conv1d_causal_silu(const Tensor& x, const Tensor& weight, const Te
 }
 
 void Backend::deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias, const Tensor& a) {
-    for (const Tensor* t : {&beta, &alpha, &dt_bias, &a}) require_f32(*t, "deltanet_gates", "every tensor");
-    require_same_shape(beta, alpha, "deltanet_gates");
-    require(dt_bias.rows == 1 && dt_bias.cols == alpha.cols && a.rows == 1 && a.cols == alpha.cols,
-            "deltanet_gates: dt_bias and a must be one row per value head");
+    require_deltanet_gates(beta, alpha, dt_bias, a);
     do_deltanet_gates(beta, alpha, dt_bias, a);
 }
 
 void Backend::delta_rule(const DeltaRuleArgs& a) {
-    const int64_t n = a.q.rows;
-    require(a.n_k_heads > 0 && a.n_v_heads > 0 && a.d_k > 0 && a.d_v > 0, "delta_rule: bad head sizes");
-    for (const Tensor* t : {&a.q, &a.k, &a.v, &a.g, &a.beta, &a.state, &a.out})
-        require_f32(*t, "delta_rule", "every tensor");
-    require(a.k.rows == n && a.v.rows == n && a.g.rows == n && a.beta.rows == n && a.out.rows == n,
-            "delta_rule: every input needs one row per token");
-    require(a.q.cols == int64_t{a.n_k_heads} * a.d_k && a.k.cols == a.q.cols, "delta_rule: q/k widths");
-    require(a.v.cols == int64_t{a.n_v_heads} * a.d_v && a.out.cols == a.v.cols, "delta_rule: v/out widths");
-    require(a.g.cols == a.n_v_heads && a.beta.cols == a.n_v_heads, "delta_rule: one g and beta per value head");
-    const int64_t head_state = int64_t{a.d_k} * a.d_v;
-    require(a.state.contiguous() && a.state.rows * a.state.cols == a.n_v_heads * head_state,
-            "delta_rule: state must hold n_v_heads * d_k * d_v floats");
-    require(a.chunk_size >= 0 && a.chunk_size <= 64, "delta_rule: chunk size must be 0 to 64");
-    if (a.snapshots)
-        require(a.snapshots->type == TensorType::F32 && a.snapshots->contiguous() && a.snapshots->rows <= n &&
-                    a.snapshots->cols == a.n_v_heads * head_state,
-                "delta_rule: snapshots must be [K <= T, n_v_heads * d_k * d_v]");
+    require_delta_rule(a);
     do_delta_rule(a);
+}
+
+void Backend::deltanet_recurrent(const DeltaNetArgs& a) {
+    const DeltaRuleArgs& r = a.rule;
+    require_delta_rule(r);
+    require(r.chunk_size == 0, "deltanet_recurrent: the token-by-token form only (chunk size 0)");
+    require_conv1d(a.mix, a.conv_weight, a.conv_state, a.conv);
+    const auto inside_conv = [&](const Tensor& t) {
+        return t.buffer == a.conv.buffer && t.row_stride == a.conv.row_stride && t.rows == a.conv.rows &&
+               t.offset >= a.conv.offset && t.offset + t.cols * 4 <= a.conv.offset + a.conv.cols * 4;
+    };
+    require(inside_conv(r.q) && inside_conv(r.k) && inside_conv(r.v),
+            "deltanet_recurrent: q, k and v must be column ranges of the convolution's output");
+    require_deltanet_gates(r.beta, r.g, a.dt_bias, a.a);
+    require_rms_norm_gated(r.out.reshaped(r.d_v), a.norm, a.z.reshaped(r.d_v), r.out.reshaped(r.d_v));
+    do_deltanet_recurrent(a);
 }
 
 void Backend::moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) {

@@ -40,6 +40,25 @@ void Backend::do_deltanet_gates(const Tensor& beta, const Tensor& alpha, const T
     mul(alpha, a, alpha);
 }
 
+void Backend::do_deltanet_recurrent(const DeltaNetArgs& a) {
+    const DeltaRuleArgs& r = a.rule;
+    deltanet_gates(r.beta, r.g, a.dt_bias, a.a);
+    conv1d_causal_silu(a.mix, a.conv_weight, a.conv_state, a.conv);
+    // q and k side by side (the usual layout) take one norm.
+    if (r.q.buffer == r.k.buffer && r.q.row_stride == r.k.row_stride &&
+        r.k.offset == r.q.offset + static_cast<size_t>(r.q.cols) * sizeof(float)) {
+        Tensor qk = r.q;
+        qk.cols += r.k.cols;
+        l2_norm(qk, r.d_k, a.l2_eps, qk);
+    } else {
+        l2_norm(r.q, r.d_k, a.l2_eps, r.q);
+        l2_norm(r.k, r.d_k, a.l2_eps, r.k);
+    }
+    delta_rule(r);
+    const Tensor heads = r.out.reshaped(r.d_v);
+    rms_norm_gated(heads, a.norm, a.z.reshaped(r.d_v), a.norm_eps, heads);
+}
+
 void Backend::do_moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared, const Tensor& gate,
                                     const Tensor& out) {
     moe_combine(y, weights, out);

@@ -68,16 +68,8 @@ void Qwen35MoeModel::gated_deltanet(Qwen35State& st, const Qwen35Layer& l, const
                  o = act.o.row_range(0, n), beta = act.beta.row_range(0, n), g = act.g.row_range(0, n);
     const Product products[] = {{&d.wqkv, mix}, {&d.wgate, z}, {&d.wbeta, beta}, {&d.walpha, g}};
     be.matmul_many(h, products);
-    // beta = sigmoid(beta); g = ssm_a * softplus(alpha + dt_bias) <= 0 (§5.4 step 5)
-    be.deltanet_gates(beta, g, d.dt_bias, d.a);
-    st.save_conv_before(l.cache_index);
-    be.conv1d_causal_silu(mix, d.conv, st.conv_state(l.cache_index), conv);
-    st.record_conv_snapshots(l.cache_index, mix, n);
     const Tensor q = conv.column_range(0, kd), k = conv.column_range(kd, kd),
                  v = conv.column_range(2 * kd, hp_.value_dim);
-    // q and k are adjacent heads of d_k: one norm for both.
-    const Tensor qk = conv.column_range(0, 2 * kd);
-    be.l2_norm(qk, static_cast<int>(hp_.d_k), hp_.eps, qk);
     DeltaRuleArgs args;
     args.q = q;
     args.k = k;
@@ -94,8 +86,23 @@ void Qwen35MoeModel::gated_deltanet(Qwen35State& st, const Qwen35Layer& l, const
     args.d_v = static_cast<int>(hp_.d_v);
     args.q_scale = 1.0f / std::sqrt(static_cast<float>(hp_.d_k));
     args.chunk_size = recurrent_form ? 0 : 64;
-    be.delta_rule(args);
-    be.rms_norm_gated(o.reshaped(hp_.d_v), d.norm, z.reshaped(hp_.d_v), hp_.eps, o.reshaped(hp_.d_v));
+    st.save_conv_before(l.cache_index);
+    if (recurrent_form) {
+        // Gates, convolution, norms, the delta rule and the gated norm: one operation (a GPU runs one kernel).
+        be.deltanet_recurrent({args, mix, d.conv, st.conv_state(l.cache_index), conv, d.dt_bias, d.a, z, d.norm,
+                               hp_.eps, hp_.eps});
+        st.record_conv_snapshots(l.cache_index, mix, n);
+    } else {
+        // beta = sigmoid(beta); g = ssm_a * softplus(alpha + dt_bias) <= 0 (§5.4 step 5)
+        be.deltanet_gates(beta, g, d.dt_bias, d.a);
+        be.conv1d_causal_silu(mix, d.conv, st.conv_state(l.cache_index), conv);
+        st.record_conv_snapshots(l.cache_index, mix, n);
+        // q and k are adjacent heads of d_k: one norm for both.
+        const Tensor qk = conv.column_range(0, 2 * kd);
+        be.l2_norm(qk, static_cast<int>(hp_.d_k), hp_.eps, qk);
+        be.delta_rule(args);
+        be.rms_norm_gated(o.reshaped(hp_.d_v), d.norm, z.reshaped(hp_.d_v), hp_.eps, o.reshaped(hp_.d_v));
+    }
     be.matmul(d.wout, o, out);
 }
 

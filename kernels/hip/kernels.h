@@ -179,6 +179,25 @@ struct DeltaRuleArgs {
     float q_scale = 1.0f;
 };
 void delta_rule(const Launch& l, const DeltaRuleArgs& a);
+// The token-by-token Gated DeltaNet core in one launch (Backend::deltanet_recurrent): a block per key head and its
+// n_v_heads / n_k_heads value heads. Per token: the causal convolution of the block's q, k and v channels with silu
+// (read from mix at the channel offsets of q, k and v; the block owns those channels' state), the L2 norms of q and k,
+// the gates, the delta rule step and each head's gated RMS norm into rule.out (and its activation blocks into q8_1
+// unless nullptr). rule.q, rule.k and rule.v are not read: only their channel offsets matter. beta and g (rule.beta,
+// rule.g) are the raw products. The arithmetic of each step is its kernel's; the norms' sums run in their own order.
+struct DeltaNetStepArgs {
+    DeltaRuleArgs rule;
+    Rows mix, conv_weight, conv_state, z;
+    int64_t q_channel = 0, k_channel = 0, v_channel = 0;  // first channel of q, k and v in mix
+    const float* dt_bias = nullptr;
+    const float* a = nullptr;
+    const float* norm = nullptr;
+    float l2_eps = 0.0f, norm_eps = 0.0f;
+    void* q8_1 = nullptr;
+};
+// Whether deltanet_recurrent takes these sizes (else the caller composes the steps).
+bool deltanet_recurrent_fits(int n_k_heads, int n_v_heads, int d_k, int d_v, int conv_kernel);
+void deltanet_recurrent(const Launch& l, const DeltaNetStepArgs& a);
 // ids (I32) and weights (F32): [T, k] rows with strides in elements.
 void moe_route(const Launch& l, const Rows& logits, int k, int32_t* ids, int64_t ids_stride, const Rows& weights);
 // out[t * k + j] += bias[ids[t, j]] (ids I32 [T, k], stride in elements; out [T * k, bias.cols]).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Operations of hybrid (Gated DeltaNet) and mixture-of-experts layers: the causal depthwise convolution with its
 // state, the gated delta rule, and top-k expert routing (../shared/specs/qwen35moe.md §5.4, §5.5).
+#include "activation_blocks.cuh"
 #include "activations.cuh"
 
 namespace ember::gpu_kernels {
@@ -142,6 +143,115 @@ __global__ void delta_rule_kernel(DeltaRuleArgs a) {
     }
 }
 
+// The convolution width deltanet_recurrent takes (the Gated DeltaNet's, qwen35moe.md §5.4).
+constexpr int kDeltaNetConv = 4;
+
+// deltanet_recurrent's kernel: thread (r, j) = (threadIdx.x / d_v, threadIdx.x % d_v) owns column j of value head
+// p = kh + r * n_k_heads (delta_rule_kernel's pairing of value and key heads), the convolution of that head's v channel
+// j, and (threads below 2 * DK) the convolution of q (then k) channel threadIdx.x of key head kh.
+template <int DK, int K>
+__global__ void deltanet_recurrent_kernel(DeltaNetStepArgs a) {
+    constexpr int W = gpu::kWarpSize;
+    extern __shared__ float shared[];  // q[DK], k[DK], then one partial sum per warp
+    float* qk = shared;
+    float* partial = shared + 2 * DK;
+    const DeltaRuleArgs& rule = a.rule;
+    const int kh = blockIdx.x, dv = rule.d_v;
+    const int r = threadIdx.x / dv, j = threadIdx.x % dv, warp = threadIdx.x / W, lane = threadIdx.x % W;
+    const int p = kh + r * rule.n_k_heads;
+    const bool owns_qk = threadIdx.x < 2 * DK;
+    const int64_t qk_channel = threadIdx.x < DK ? a.q_channel + static_cast<int64_t>(kh) * DK + threadIdx.x
+                                                : a.k_channel + static_cast<int64_t>(kh) * DK + (threadIdx.x - DK);
+    const int64_t v_channel = a.v_channel + static_cast<int64_t>(p) * dv + j;
+    // The convolution windows (the last K - 1 inputs, oldest first) and weights, as conv1d_kernel holds them.
+    float qk_window[K - 1], qk_weight[K], v_window[K - 1], v_weight[K];
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        if (i < K - 1) {
+            qk_window[i] = owns_qk ? a.conv_state.data[i * a.conv_state.stride + qk_channel] : 0.0f;
+            v_window[i] = a.conv_state.data[i * a.conv_state.stride + v_channel];
+        }
+        qk_weight[i] = owns_qk ? a.conv_weight.data[qk_channel * a.conv_weight.stride + i] : 0.0f;
+        v_weight[i] = a.conv_weight.data[v_channel * a.conv_weight.stride + i];
+    }
+    float* S = rule.state.data + static_cast<int64_t>(p) * rule.state.stride;  // [d_k][d_v]
+    float col[DK];
+#pragma unroll
+    for (int i = 0; i < DK; ++i) col[i] = S[i * dv + j];
+    const float dt_bias = a.dt_bias[p], decay_scale = a.a[p], norm_weight = a.norm[j];
+    const int64_t T = rule.out.rows;
+    const auto convolve = [](float (&window)[K - 1], const float (&weight)[K], float in) {
+        float sum = 0.0f;
+#pragma unroll
+        for (int i = 0; i < K - 1; ++i) sum += weight[i] * window[i];
+        sum += weight[K - 1] * in;
+#pragma unroll
+        for (int i = 0; i < K - 2; ++i) window[i] = window[i + 1];
+        window[K - 2] = in;
+        return silu(sum);
+    };
+    for (int64_t t = 0; t < T; ++t) {
+        const float* mix = a.mix.data + t * a.mix.stride;
+        if (owns_qk) qk[threadIdx.x] = convolve(qk_window, qk_weight, mix[qk_channel]);
+        const float v = convolve(v_window, v_weight, mix[v_channel]);
+        __syncthreads();
+        if (warp < 2) {  // warp 0 normalizes q, warp 1 k, as l2_norm_kernel does a head
+            float* head = qk + warp * DK;
+            float sum = 0.0f;
+            for (int i = lane; i < DK; i += W) sum += head[i] * head[i];
+            sum = gpu::warp_sum(sum);
+            const float inv = 1.0f / fmaxf(sqrtf(sum), a.l2_eps);
+            for (int i = lane; i < DK; i += W) head[i] = head[i] * inv;
+        }
+        __syncthreads();
+        // deltanet_gates, then delta_rule_kernel's step.
+        const float beta = sigmoid(rule.beta.data[t * rule.beta.stride + p]);
+        const float g = softplus(rule.g.data[t * rule.g.stride + p] + dt_bias) * decay_scale;
+        const float decay = expf(g);
+        float rr = 0.0f;
+#pragma unroll
+        for (int i = 0; i < DK; ++i) {
+            col[i] *= decay;
+            rr += col[i] * qk[DK + i];
+        }
+        const float delta = beta * (v - rr);
+        float o = 0.0f;
+#pragma unroll
+        for (int i = 0; i < DK; ++i) {
+            col[i] += qk[DK + i] * delta;
+            o += col[i] * (qk[i] * rule.q_scale);
+        }
+        const int64_t snap = t - (T - rule.n_snapshots);
+        if (rule.snapshots && snap >= 0) {
+            float* dst = rule.snapshots + snap * static_cast<int64_t>(rule.n_v_heads) * DK * dv +
+                         static_cast<int64_t>(p) * DK * dv;
+#pragma unroll
+            for (int i = 0; i < DK; ++i) dst[i * dv + j] = col[i];
+        }
+        // The head's gated RMS norm: warps of one head sum their squares in order.
+        const float square = gpu::warp_sum(o * o);
+        if (lane == 0) partial[warp] = square;
+        __syncthreads();
+        const int head_warps = dv / W;
+        float sum = 0.0f;
+        for (int w = 0; w < head_warps; ++w) sum += partial[r * head_warps + w];
+        const float inv = 1.0f / sqrtf(sum / static_cast<float>(dv) + a.norm_eps);
+        const int64_t column = static_cast<int64_t>(p) * dv + j;
+        const float y = o * inv * norm_weight * silu(a.z.data[t * a.z.stride + column]);
+        rule.out.data[t * rule.out.stride + column] = y;
+        if (a.q8_1)
+            quantize_activation_block(y, j % 32,
+                                      static_cast<ActBlock*>(a.q8_1) + (t * rule.out.cols + column) / 32);
+    }
+#pragma unroll
+    for (int i = 0; i < DK; ++i) S[i * dv + j] = col[i];
+#pragma unroll
+    for (int i = 0; i < K - 1; ++i) {
+        if (owns_qk) a.conv_state.data[i * a.conv_state.stride + qk_channel] = qk_window[i];
+        a.conv_state.data[i * a.conv_state.stride + v_channel] = v_window[i];
+    }
+}
+
 // One warp per row of router logits (warps_per_block rows per block, each with its own n_experts probabilities in
 // shared memory): softmax over all experts, then k rounds of arg-max (ties to the lower index), then the chosen
 // probabilities renormalized. Lane j owns experts j, j + W, ...: only it reads or writes their probabilities, so the
@@ -230,6 +340,24 @@ void delta_rule(const Launch& l, const DeltaRuleArgs& a) {
         case 128: delta_rule_kernel<128><<<grid, threads, shared, l.stream>>>(a); break;
         default: delta_rule_kernel<0><<<grid, threads, shared, l.stream>>>(a); break;
     }
+}
+
+bool deltanet_recurrent_fits(int n_k_heads, int n_v_heads, int d_k, int d_v, int conv_kernel) {
+    if (n_k_heads <= 0 || n_v_heads % n_k_heads != 0 || (d_k != 64 && d_k != 128) || d_v % gpu::kWarpSize != 0)
+        return false;
+    const int threads = n_v_heads / n_k_heads * d_v;
+    return threads >= 2 * d_k && threads >= 2 * gpu::kWarpSize && threads <= 1024 && conv_kernel == kDeltaNetConv;
+}
+
+void deltanet_recurrent(const Launch& l, const DeltaNetStepArgs& a) {
+    const DeltaRuleArgs& r = a.rule;
+    const int threads = r.n_v_heads / r.n_k_heads * r.d_v;
+    const size_t shared = (2 * static_cast<size_t>(r.d_k) + threads / gpu::kWarpSize) * sizeof(float);
+    const unsigned grid = static_cast<unsigned>(r.n_k_heads);
+    if (r.d_k == 64)
+        deltanet_recurrent_kernel<64, kDeltaNetConv><<<grid, threads, shared, l.stream>>>(a);
+    else
+        deltanet_recurrent_kernel<128, kDeltaNetConv><<<grid, threads, shared, l.stream>>>(a);
 }
 
 void moe_route(const Launch& l, const Rows& logits, int k, int32_t* ids, int64_t ids_stride, const Rows& weights) {

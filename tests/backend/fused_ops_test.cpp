@@ -2,6 +2,7 @@
 // The op suite's cases for the fused operations on every backend: each against the reference, and each bit for bit
 // equal to the plain operations it stands for on the same backend (so that a decode step, which a GPU backend runs
 // fused, and a verify batch, which may take the composed path, round alike).
+#include <cmath>
 #include <cstring>
 
 #include "backend/backend_ops_fixture.h"
@@ -295,6 +296,82 @@ TEST_P(FusedOps, ProductsOfOneInputRoundAsTheirParts) {
     EXPECT_THROW(backend_->matmul_many(x, aliased), Error);
     const Product misfit[] = {{&weights[0], output(TensorType::F32, 2, rows[0] + 1)}};
     EXPECT_THROW(backend_->matmul_many(x, misfit), Error);
+}
+
+// The token-by-token Gated DeltaNet core: close to its composition (a GPU's fused kernel sums its norms in its own
+// order), and a batch of tokens bit for bit equal to the same tokens one call each (decode and verify round alike),
+// with the convolution state, the recurrent state and the snapshots. Sizes of one and two value heads per key head.
+TEST_P(FusedOps, DeltaNetRecurrentStepsAsItsParts) {
+    struct Shape {
+        int hk, hv, dk, dv;
+    };
+    for (const Shape sh : {Shape{2, 4, 64, 64}, Shape{1, 2, 128, 128}, Shape{2, 2, 64, 96}}) {
+        const std::string what = std::to_string(sh.hk) + "/" + std::to_string(sh.hv) + " heads of " +
+                                 std::to_string(sh.dk) + "/" + std::to_string(sh.dv);
+        const int64_t T = 5, K = 4, qk = int64_t{sh.hk} * sh.dk, vd = int64_t{sh.hv} * sh.dv, C = 2 * qk + vd;
+        const int64_t state_size = int64_t{sh.hv} * sh.dk * sh.dv;
+        const std::vector<float> mix = random(T * C), conv_w = random(C * K, 0.5f), conv0 = random((K - 1) * C),
+                                 beta = random(T * sh.hv, 3.0f), alpha = random(T * sh.hv, 2.0f),
+                                 dt = random(sh.hv), z = random(T * vd), norm = random(sh.dv),
+                                 state0 = random(state_size, 0.1f);
+        std::vector<float> a = random(sh.hv);
+        for (float& v : a) v = -std::abs(v);
+        const Tensor tw = upload_f32(C, K, conv_w), tdt = upload_f32(1, sh.hv, dt), ta = upload_f32(1, sh.hv, a),
+                     tnorm = upload_f32(1, sh.dv, norm);
+        // One run over tokens [first, first + n) of every input, on the given states.
+        struct Run {
+            Tensor conv_state, state, out, snapshots;
+        };
+        const auto make_run = [&] {
+            return Run{upload_f32(K - 1, C, conv0), upload_f32(sh.hv, int64_t{sh.dk} * sh.dv, state0),
+                       output(TensorType::F32, T, vd), output(TensorType::F32, 2, state_size)};
+        };
+        const auto step = [&](Run& run, int64_t first, int64_t n, bool fused) {
+            const auto rows = [&](const std::vector<float>& v, int64_t cols) {
+                return upload_f32(n, cols, std::vector<float>(v.begin() + first * cols, v.begin() + (first + n) * cols));
+            };
+            const Tensor tmix = rows(mix, C), conv = output(TensorType::F32, n, C);
+            DeltaRuleArgs r;
+            r.q = conv.column_range(0, qk);
+            r.k = conv.column_range(qk, qk);
+            r.v = conv.column_range(2 * qk, vd);
+            r.beta = rows(beta, sh.hv);
+            r.g = rows(alpha, sh.hv);
+            r.state = run.state;
+            r.out = run.out.row_range(first, n);
+            // The last two tokens of the batch keep their states (a verify batch's rollback points).
+            const int64_t kept_from = std::max<int64_t>(first, T - 2), keep = std::max<int64_t>(0, first + n - kept_from);
+            const Tensor snaps = run.snapshots.row_range(kept_from - (T - 2), keep);
+            r.snapshots = keep > 0 ? &snaps : nullptr;
+            r.n_k_heads = sh.hk;
+            r.n_v_heads = sh.hv;
+            r.d_k = sh.dk;
+            r.d_v = sh.dv;
+            r.q_scale = 1.0f / std::sqrt(float(sh.dk));
+            const Tensor tz = rows(z, vd);
+            if (fused) return backend_->deltanet_recurrent({r, tmix, tw, run.conv_state, conv, tdt, ta, tz, tnorm, 1e-6f, 1e-5f});
+            backend_->deltanet_gates(r.beta, r.g, tdt, ta);
+            backend_->conv1d_causal_silu(tmix, tw, run.conv_state, conv);
+            backend_->l2_norm(r.q, sh.dk, 1e-6f, r.q);
+            backend_->l2_norm(r.k, sh.dk, 1e-6f, r.k);
+            backend_->delta_rule(r);
+            backend_->rms_norm_gated(r.out.reshaped(sh.dv), tnorm, tz.reshaped(sh.dv), 1e-5f, r.out.reshaped(sh.dv));
+        };
+        Run batch = make_run(), single = make_run(), parts = make_run();
+        step(batch, 0, T, true);
+        for (int64_t t = 0; t < T; ++t) step(single, t, 1, true);
+        step(parts, 0, T, false);
+        const auto compare = [&](const Tensor& got, const Tensor& one_by_one, const Tensor& composed,
+                                 const std::string& name) {
+            const std::vector<float> g = download(got), c = download(composed);
+            expect_identical(g, download(one_by_one), what + ": batch against one token at a time, " + name);
+            expect_close(g, reference::Matrix(c.begin(), c.end()), 1e-5, (what + ": against the parts, " + name).c_str());
+        };
+        compare(batch.out, single.out, parts.out, "out");
+        compare(batch.state, single.state, parts.state, "state");
+        compare(batch.conv_state, single.conv_state, parts.conv_state, "convolution state");
+        compare(batch.snapshots, single.snapshots, parts.snapshots, "snapshots");
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, FusedOps, ::testing::ValuesIn(kBackends),

@@ -104,6 +104,8 @@ protected:
     void do_deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias, const Tensor& a) override;
     void do_moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared, const Tensor& gate,
                                const Tensor& out) override;
+    // The sizes of qwen35moe's layers (gk::deltanet_recurrent_fits): one kernel; the rest composed.
+    void do_deltanet_recurrent(const DeltaNetArgs& a) override;
     // Integer down weights, decode and short verify batches: one kernel (activations quantized in it); the rest
     // composed.
     void do_moe_down_combine(const MoeDownArgs& a) override;

@@ -214,10 +214,9 @@ void GpuBackend::do_deltanet_gates(const Tensor& beta, const Tensor& alpha, cons
            [=](const gk::Launch& l, const std::byte*) { gk::deltanet_gates(l, bv, av, dv, sv); });
 }
 
-void GpuBackend::do_delta_rule(const DeltaRuleArgs& args) {
-    const int64_t T = args.q.rows;
-    require(args.n_v_heads % args.n_k_heads == 0 && args.d_v <= 1024,
-            "delta_rule: the kernels need value heads a multiple of the key heads and d_v <= 1024");
+namespace {
+
+gk::DeltaRuleArgs delta_rule_rows(const DeltaRuleArgs& args) {
     gk::DeltaRuleArgs a;
     a.q = f32_rows(args.q, "delta_rule q");
     a.k = f32_rows(args.k, "delta_rule k");
@@ -235,10 +234,50 @@ void GpuBackend::do_delta_rule(const DeltaRuleArgs& args) {
     a.d_k = args.d_k;
     a.d_v = args.d_v;
     a.q_scale = args.q_scale;
+    return a;
+}
+
+}  // namespace
+
+void GpuBackend::do_delta_rule(const DeltaRuleArgs& args) {
+    const int64_t T = args.q.rows;
+    require(args.n_v_heads % args.n_k_heads == 0 && args.d_v <= 1024,
+            "delta_rule: the kernels need value heads a multiple of the key heads and d_v <= 1024");
+    const gk::DeltaRuleArgs a = delta_rule_rows(args);
     if (T == 0) return;
     record(launch_key("delta_rule", a.q, a.k, a.v, a.g, a.beta, a.state, a.out, a.snapshots, a.n_snapshots,
                       a.n_k_heads, a.n_v_heads, a.d_k, a.d_v, a.q_scale),
            [=](const gk::Launch& l, const std::byte*) { gk::delta_rule(l, a); });
+}
+
+void GpuBackend::do_deltanet_recurrent(const DeltaNetArgs& args) {
+    const DeltaRuleArgs& r = args.rule;
+    if (!gk::deltanet_recurrent_fits(r.n_k_heads, r.n_v_heads, r.d_k, r.d_v, static_cast<int>(args.conv_weight.cols)) ||
+        !r.out.contiguous())
+        return Backend::do_deltanet_recurrent(args);
+    gk::DeltaNetStepArgs a;
+    a.rule = delta_rule_rows(r);
+    a.mix = f32_rows(args.mix, "deltanet_recurrent input");
+    a.conv_weight = f32_rows(args.conv_weight, "deltanet_recurrent convolution weight");
+    a.conv_state = f32_rows(args.conv_state, "deltanet_recurrent convolution state");
+    a.z = f32_rows(args.z, "deltanet_recurrent gate");
+    const gk::Rows conv = f32_rows(args.conv, "deltanet_recurrent convolution output");
+    a.q_channel = a.rule.q.data - conv.data;  // the contract made them column ranges of conv
+    a.k_channel = a.rule.k.data - conv.data;
+    a.v_channel = a.rule.v.data - conv.data;
+    a.dt_bias = f32_rows(args.dt_bias, "deltanet_recurrent dt_bias").data;
+    a.a = f32_rows(args.a, "deltanet_recurrent a").data;
+    a.norm = f32_rows(args.norm, "deltanet_recurrent norm").data;
+    a.l2_eps = args.l2_eps;
+    a.norm_eps = args.norm_eps;
+    if (r.out.rows == 0) return;
+    std::byte* q = norm_output_blocks(a.rule.out);
+    a.q8_1 = q;
+    record_norm(launch_key("deltanet_recurrent", a.rule.q, a.rule.k, a.rule.v, a.rule.g, a.rule.beta, a.rule.state,
+                           a.rule.out, a.rule.snapshots, a.rule.n_snapshots, a.rule.n_k_heads, a.rule.n_v_heads,
+                           a.rule.d_k, a.rule.d_v, a.rule.q_scale, a.mix, a.conv_weight, a.conv_state, a.z,
+                           a.dt_bias, a.a, a.norm, a.l2_eps, a.norm_eps, q),
+                [=](const gk::Launch& l, const std::byte*) { gk::deltanet_recurrent(l, a); }, a.rule.out, q);
 }
 
 void GpuBackend::do_moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) {

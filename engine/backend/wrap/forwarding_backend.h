@@ -116,6 +116,10 @@ protected:
         before_operation();
         inner_->delta_rule(args);
     }
+    void do_deltanet_recurrent(const DeltaNetArgs& a) override {
+        before_operation();
+        inner_->deltanet_recurrent(a);
+    }
     void do_moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) override {
         before_operation();
         inner_->moe_route(logits, k, ids, weights);
