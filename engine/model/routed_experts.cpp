@@ -6,7 +6,14 @@ namespace ember::model {
 
 void routed_experts(Backend& be, const RoutedExpertWeights& w, int64_t n_expert, int k, Activation act,
                     const Tensor& h, const RoutedExpertScratch& s, const Tensor& out, const SharedExpert* shared) {
-    be.matmul(w.router, h, s.router, w.router_bias ? &*w.router_bias : nullptr);
+    // The router and the shared expert's gate: both small products of h, one launch where a backend joins them.
+    const Product router{&w.router, s.router, w.router_bias ? &*w.router_bias : nullptr};
+    if (shared) {
+        const Product gates[] = {router, {&shared->gate_weight, shared->gate}};
+        be.matmul_many(h, gates);
+    } else {
+        be.matmul_many(h, std::span(&router, 1));
+    }
     be.moe_route(s.router, k, s.ids, s.weights);
     if (w.gate_exps_bias) {
         // The experts' biases join before the activation, so the gated product is not fused.
@@ -18,10 +25,7 @@ void routed_experts(Backend& be, const RoutedExpertWeights& w, int64_t n_expert,
     } else {
         be.matmul_experts_gated(act, w.gate_exps, w.up_exps, n_expert, h, s.ids, s.up, s.gate);
     }
-    if (shared) {
-        be.matmul_gated(act, shared->ffn.gate, shared->ffn.up, h, shared->up, shared->act);
-        be.matmul(shared->gate_weight, h, shared->gate);
-    }
+    if (shared) be.matmul_gated(act, shared->ffn.gate, shared->ffn.up, h, shared->up, shared->act);
     MoeDownArgs down{&w.down_exps, n_expert, s.gate, s.ids, s.weights, s.down};
     if (shared) {
         down.shared_down = &shared->ffn.down;

@@ -79,6 +79,9 @@ struct ProductRows {
     const float* bias = nullptr;
 };
 void matvec_integer_many(const Launch& l, const ProductRows* products, int count, const void* xq, int64_t tokens);
+// The same for F32 matrices (a router and a gate), each row summed as matvec_float sums it; up to
+// kMaxFloatMatvecTokens tokens.
+void matvec_float_many(const Launch& l, const ProductRows* products, int count, const Rows& x);
 // out[t, r] = act(w_gate[r, :] . x[t, :], w_up[r, :] . x[t, :]) for an integer type (both matrices of one type and
 // shape), up to max_matvec_tokens tokens: the sums of matvec_integer, rounded exactly as its two launches and a
 // gated_activation.

@@ -357,6 +357,18 @@ __global__ void matvec_float_kernel(const uint8_t* w, size_t row_stride, int64_t
     store_row_sums<NT, LPR>(acc, lane, row, rows, out, out_stride, bias);
 }
 
+// matvec_float_many's kernel: F32 matrices (ManyProducts' block ranges), each row summed as matvec_float_kernel sums.
+template <int NT, int LPR>
+__global__ void matvec_float_many_kernel(ManyProducts a, int64_t cols, const float* x, int64_t x_stride) {
+    int m = 0;
+    while (m + 1 < a.count && blockIdx.x >= a.first_block[m + 1]) ++m;
+    const int lane = row_lane<LPR>();
+    const int64_t row = static_cast<int64_t>(blockIdx.x - a.first_block[m]) * (blockDim.x / LPR) + threadIdx.x / LPR;
+    float acc[NT] = {};
+    if (row < a.rows[m]) float_row<kF32, NT, LPR>(a.w[m] + row * a.row_stride[m], cols, x, x_stride, lane, acc);
+    store_row_sums<NT, LPR>(acc, lane, row, a.rows[m], a.out[m], a.out_stride[m], a.bias[m]);
+}
+
 template <int T, int LPR>
 __global__ void matvec_experts_float_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t n_experts,
                                             int64_t cols, const float* x, int64_t x_stride, bool x_per_slot,
@@ -453,28 +465,61 @@ void matvec_integer(const Launch& l, const Weights& w, const void* xq, int64_t t
     }
 }
 
+namespace {
+
+// The kernels' view of `count` products, with each matrix's block range for blocks of kThreads / LPR rows.
+template <int LPR>
+ManyProducts many_products(const ProductRows* products, int count) {
+    constexpr int per_block = kThreads / LPR;
+    ManyProducts a{};
+    a.count = count;
+    for (int m = 0; m < count; ++m) {
+        const ProductRows& p = products[m];
+        a.w[m] = p.w.data;
+        a.row_stride[m] = p.w.row_stride;
+        a.rows[m] = p.w.rows;
+        a.type[m] = p.w.type;
+        a.out[m] = p.out.data;
+        a.out_stride[m] = p.out.stride;
+        a.bias[m] = p.bias;
+        a.first_block[m + 1] = a.first_block[m] + static_cast<unsigned>((p.w.rows + per_block - 1) / per_block);
+    }
+    return a;
+}
+
+// The outputs of tokens t0, ... of a run.
+void advance_outputs(ManyProducts& a, const ProductRows* products, int64_t t0) {
+    for (int m = 0; m < a.count; ++m) a.out[m] = products[m].out.data + t0 * products[m].out.stride;
+}
+
+}  // namespace
+
 void matvec_integer_many(const Launch& l, const ProductRows* products, int count, const void* xq, int64_t tokens) {
     const int nb = static_cast<int>(products[0].w.cols / 32);
     const auto* x = static_cast<const ActBlock*>(xq);
     with_lanes(nb, [&]<int LPR>() {
-        constexpr int per_block = kThreads / LPR;
-        ManyProducts a{};
-        a.count = count;
-        for (int m = 0; m < count; ++m) {
-            const ProductRows& p = products[m];
-            a.w[m] = p.w.data;
-            a.row_stride[m] = p.w.row_stride;
-            a.rows[m] = p.w.rows;
-            a.type[m] = p.w.type;
-            a.out_stride[m] = p.out.stride;
-            a.bias[m] = p.bias;
-            a.first_block[m + 1] = a.first_block[m] + static_cast<unsigned>((p.w.rows + per_block - 1) / per_block);
-        }
+        ManyProducts a = many_products<LPR>(products, count);
         for (int64_t t0 = 0; t0 < tokens;) {
             const int64_t run = token_run<kIntegerRunTokens>(tokens - t0);
-            for (int m = 0; m < count; ++m) a.out[m] = products[m].out.data + t0 * products[m].out.stride;
+            advance_outputs(a, products, t0);
             with_tokens<kIntegerRunTokens>(run, [&]<int NT>() {
                 matvec_integer_many_kernel<NT, LPR><<<a.first_block[count], kThreads, 0, l.stream>>>(a, nb, x + t0 * nb);
+            });
+            t0 += run;
+        }
+    });
+}
+
+void matvec_float_many(const Launch& l, const ProductRows* products, int count, const Rows& x) {
+    const int64_t chunks = (x.cols + 31) / 32;
+    with_lanes(chunks, [&]<int LPR>() {
+        ManyProducts a = many_products<LPR>(products, count);
+        for (int64_t t0 = 0; t0 < x.rows;) {
+            const int64_t run = token_run<kFloatRunTokens>(x.rows - t0);
+            advance_outputs(a, products, t0);
+            with_tokens<kFloatRunTokens>(run, [&]<int NT>() {
+                matvec_float_many_kernel<NT, LPR><<<a.first_block[count], kThreads, 0, l.stream>>>(
+                    a, x.cols, x.data + t0 * x.stride, x.stride);
             });
             t0 += run;
         }

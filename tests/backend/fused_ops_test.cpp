@@ -265,12 +265,14 @@ TEST_P(FusedOps, ProductsAfterANormSeeItsOutput) {
 }
 
 // Products of one input against one matmul each: mixed integer types (one launch on a GPU), a float type that splits
-// the run, biases, and token counts of one run, two runs and more than a mat x vec takes.
+// the run, F32 matrices (another launch), biases, and token counts of one run, two runs and more than a mat x vec
+// takes.
 TEST_P(FusedOps, ProductsOfOneInputRoundAsTheirParts) {
     const int64_t cols = 256;
     const TensorType types[] = {TensorType::Q4_0_ROCMFP4, TensorType::Q4_0_ROCMFP4_FAST, TensorType::Q8_0,
-                                TensorType::F16, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4_FAST};
-    const int64_t rows[] = {96, 70, 33, 40, 8, 1};
+                                TensorType::F16, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4_FAST,
+                                TensorType::F32, TensorType::F32};
+    const int64_t rows[] = {96, 70, 33, 40, 8, 1, 130, 1};  // the last two as a router and a one-row gate
     std::vector<Tensor> weights, biases;
     for (size_t i = 0; i < std::size(types); ++i) {
         weights.push_back(upload(types[i], rows[i], cols, random(rows[i] * cols)));
@@ -281,7 +283,8 @@ TEST_P(FusedOps, ProductsOfOneInputRoundAsTheirParts) {
         std::vector<Product> products;
         std::vector<Tensor> plain;
         for (size_t i = 0; i < std::size(types); ++i) {
-            products.push_back({&weights[i], output(TensorType::F32, tokens, rows[i]), i == 1 ? &biases[i] : nullptr});
+            const bool biased = i == 1 || i == 6;
+            products.push_back({&weights[i], output(TensorType::F32, tokens, rows[i]), biased ? &biases[i] : nullptr});
             plain.push_back(output(TensorType::F32, tokens, rows[i]));
         }
         backend_->matmul_many(x, products);

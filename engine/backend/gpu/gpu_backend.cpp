@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "backend/env_switch.h"
 #include "backend/gpu/gpu_buffers.h"
@@ -216,18 +217,25 @@ void GpuBackend::do_matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
 
 namespace {
 
-// A product that joins a launch of matvec_integer_many: an integer type at mat x vec size.
-bool joins_many(const Product& p, const Tensor& x) {
+// Which shared launch a product joins: integer types at mat x vec size one, F32 another; none for the rest.
+enum class ManyKind { none, integer, f32 };
+
+ManyKind many_kind(const Product& p, const Tensor& x) {
     const auto type = static_cast<uint32_t>(p.w->type);
-    return gk::has_integer_matvec(type) && p.w->cols % 32 == 0 && x.rows <= gk::max_matvec_tokens(type, p.w->cols);
+    if (x.rows > gk::max_matvec_tokens(type, p.w->cols)) return ManyKind::none;
+    if (gk::has_integer_matvec(type) && p.w->cols % 32 == 0) return ManyKind::integer;
+    return type == gk::kF32 ? ManyKind::f32 : ManyKind::none;
 }
 
 }  // namespace
 
 void GpuBackend::do_matmul_many(const Tensor& x, std::span<const Product> products) {
     for (size_t i = 0; i < products.size();) {
-        size_t end = i;
-        while (end < products.size() && end - i < gk::kMaxManyProducts && joins_many(products[end], x)) ++end;
+        const ManyKind kind = many_kind(products[i], x);
+        size_t end = i + 1;
+        while (kind != ManyKind::none && end < products.size() && end - i < gk::kMaxManyProducts &&
+               many_kind(products[end], x) == kind)
+            ++end;
         if (end - i < 2) {
             do_matmul(*products[i].w, x, products[i].out, products[i].bias);
             ++i;
@@ -245,8 +253,10 @@ void GpuBackend::do_matmul_many(const Tensor& x, std::span<const Product> produc
         }
         i = end;
         if (x.rows == 0) continue;
-        const auto [xq, fresh] = quantized_activations(xv);
-        std::vector<uint64_t> key = launch_key("matvec_integer_many", xv, xq, fresh, count);
+        std::byte* xq = nullptr;
+        bool fresh = false;
+        if (kind == ManyKind::integer) std::tie(xq, fresh) = quantized_activations(xv);
+        std::vector<uint64_t> key = launch_key("matvec_many", kind, xv, xq, fresh, count);
         for (int m = 0; m < count; ++m) {
             key_words(key, rows[m].w);
             key_words(key, rows[m].out);
@@ -254,6 +264,7 @@ void GpuBackend::do_matmul_many(const Tensor& x, std::span<const Product> produc
             if (m > 0 && overlaps(rows[m].out, quantized_)) quantized_ = {};
         }
         record_product(rows[0].w, rows[0].out, std::move(key), [=](const gk::Launch& l, const std::byte*) {
+            if (kind == ManyKind::f32) return gk::matvec_float_many(l, rows, count, xv);
             if (fresh) gk::quantize_q8_1(l, xv, xq);
             gk::matvec_integer_many(l, rows, count, xq, xv.rows);
         });

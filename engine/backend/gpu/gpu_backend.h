@@ -90,7 +90,7 @@ public:
 protected:
     // The operations, called by Backend's checked entry points (backend/backend.h).
     EMBER_BACKEND_OPERATION_OVERRIDES
-    // Runs of integer products at mat x vec size: one launch for each run of up to four; the rest one by one.
+    // Runs of up to four products at mat x vec size, integer types or F32: one launch each; the rest one by one.
     void do_matmul_many(const Tensor& x, std::span<const Product> products) override;
     // Integer types of matvec size: both products and the activation in one launch; the rest composed (Backend).
     void do_matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
