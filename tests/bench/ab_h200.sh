@@ -6,7 +6,7 @@
 # Carried (device tool `carry`): .gpurun (bin.tar.xz: the build under test; bin_base.tar.xz: the build to compare
 # with; libs.tar.xz and the gguf wheel: see tests/hip/bench/run_h200.sh) and .gl (the Vulkan loader .debs).
 # AB_ROUNDS: alternations per backend (default 2). AB_NCU=1 adds Nsight Compute's per-kernel times and DRAM bytes of
-# decode steps for each build (ncu_summary.py). Everything lands in $OUT: ab.txt (one line per run) and the JSON and
+# decode steps for each build (ncu_summary.py), AB_NCU=new for the new build only. Everything lands in $OUT: ab.txt (one line per run) and the JSON and
 # profile of each run.
 set -u
 out=${OUT:-/tmp/out}
@@ -60,8 +60,10 @@ for label in base new; do
     EMBER_GPU_PROFILE=1 timeout 120 "$cli" bench -m $models/strix.gguf --backend cuda --speculation off -p 1 -n 16 \
         -r 1 >"$out/profile_$label.txt" 2>&1
 done
-if [ "${AB_NCU:-0}" = 1 ] && command -v ncu >/dev/null; then
-    for label in base new; do
+if [ "${AB_NCU:-0}" != 0 ] && command -v ncu >/dev/null; then
+    labels="base new"
+    [ "$AB_NCU" = new ] && labels=new
+    for label in $labels; do
         cli=$work/bin/ember-cli
         [ "$label" = base ] && cli=$work/base/ember-cli
         # A one-token prefill and 4 decode steps; the summary takes the last 3 steps.
