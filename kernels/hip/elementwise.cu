@@ -203,6 +203,13 @@ __global__ void layer_norm_kernel(const float* x, int64_t xs, const float* w, co
     for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) out[r * os + c] = (in[c] - mean) * inv * w[c] + b[c];
 }
 
+// Threads of the RMS norms' blocks: about two values each, so that a decode step's one-row norm is a short chain
+// (every RMS norm launches this way, so a fused norm and its parts sum alike).
+unsigned norm_threads(int64_t cols) {
+    const int64_t half = (cols / 2 + gpu::kWarpSize - 1) / gpu::kWarpSize * gpu::kWarpSize;
+    return static_cast<unsigned>(half < 2 * gpu::kWarpSize ? 2 * gpu::kWarpSize : half > 1024 ? 1024 : half);
+}
+
 }  // namespace
 
 void add(const Launch& l, const Rows& a, const Rows& b, const Rows& out) {
@@ -233,13 +240,13 @@ void gated_activation(const Launch& l, Gated act, const Rows& gate, const Rows& 
 }
 
 void rms_norm(const Launch& l, const Rows& x, const float* weight, float eps, const Rows& out, void* q8_1) {
-    rms_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(
+    rms_norm_kernel<<<static_cast<unsigned>(x.rows), norm_threads(x.cols), 0, l.stream>>>(
         x.data, x.stride, weight, nullptr, 0, eps, out.data, out.stride, x.cols, static_cast<ActBlock*>(q8_1));
 }
 
 void add_rms_norm(const Launch& l, const Rows& x, const Rows& y, const float* weight, float eps, const Rows& out,
                   void* q8_1) {
-    add_rms_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(
+    add_rms_norm_kernel<<<static_cast<unsigned>(x.rows), norm_threads(x.cols), 0, l.stream>>>(
         x.data, x.stride, y.data, y.stride, weight, eps, out.data, out.stride, x.cols, static_cast<ActBlock*>(q8_1));
 }
 
@@ -250,9 +257,8 @@ void layer_norm(const Launch& l, const Rows& x, const float* weight, const float
 
 void rms_norm_gated(const Launch& l, const Rows& x, const float* weight, const Rows& z, float eps, const Rows& out,
                     void* q8_1) {
-    rms_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(x.data, x.stride, weight, z.data,
-                                                                              z.stride, eps, out.data, out.stride,
-                                                                              x.cols, static_cast<ActBlock*>(q8_1));
+    rms_norm_kernel<<<static_cast<unsigned>(x.rows), norm_threads(x.cols), 0, l.stream>>>(
+        x.data, x.stride, weight, z.data, z.stride, eps, out.data, out.stride, x.cols, static_cast<ActBlock*>(q8_1));
 }
 
 void l2_norm(const Launch& l, const Rows& x, int head_dim, float eps, const Rows& out) {

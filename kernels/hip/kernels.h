@@ -105,7 +105,9 @@ void matvec_experts_float(const Launch& l, const Weights& w, int64_t n_experts, 
 // out[t, r] = sum_j weights[t, j] * (D_{ids[t, j]}[r] . act[s]) + sigmoid(gate[t, 0]) * (S[r] . shared_act[t]) with
 // s = t * k + j (act_per_slot) or t, each product summed as matvec_experts_integer / matvec_integer sum and the terms
 // added as moe_combine_shared adds them. The activations are F32 and quantized in the kernel, which needs
-// moe_down_combine_shared_bytes of shared memory. shared_down (nullptr: no shared expert) has down's type and cols.
+// moe_down_combine_shared_bytes of shared memory. shared_down (nullptr: no shared expert) has down's type and cols;
+// k plus the shared expert are at most kMaxMoeDownInputs.
+inline constexpr int kMaxMoeDownInputs = 10;
 size_t moe_down_combine_shared_bytes(int k, int64_t cols, bool shared);
 void moe_down_combine(const Launch& l, const Weights& down, int64_t n_experts, const Rows& act, bool act_per_slot,
                       const int32_t* ids, int k, const Rows& weights, const Weights* shared_down,

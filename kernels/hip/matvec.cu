@@ -98,14 +98,25 @@ __device__ __forceinline__ float integer_dot(const IntegerBlock& b, const ActBlo
 template <int T>
 inline constexpr int kIntegerBlockBytes = T == kRocmfp4 ? 18 : T == kRocmfp4Fast ? 17 : T == kQ4_0 ? 18 : 34;
 
-// Row `row` of `w` (block bytes BB) against NT tokens; the LPR lanes of a group each return a partial sum.
+// Row `row` of `w` (block bytes BB) against NT tokens; the LPR lanes of a group each return a partial sum. Two blocks
+// are loaded before either is used, so that each lane has twice the bytes in flight; the sums keep the order b, b + LPR,
+// b + 2 LPR, ... (the kernels that walk rows their own way sum in the same order).
 template <int T, int NT, int LPR>
 __device__ __forceinline__ void integer_row(const uint8_t* row, int nb, const ActBlock* x, int64_t x_step, int lane,
                                             float (&acc)[NT]) {
-    for (int b = lane; b < nb; b += LPR) {
-        const IntegerBlock wb = load_integer_block<T>(row + static_cast<size_t>(b) * kIntegerBlockBytes<T>);
+    int b = lane;
+    for (; b + LPR < nb; b += 2 * LPR) {
+        const IntegerBlock w0 = load_integer_block<T>(row + static_cast<size_t>(b) * kIntegerBlockBytes<T>);
+        const IntegerBlock w1 = load_integer_block<T>(row + static_cast<size_t>(b + LPR) * kIntegerBlockBytes<T>);
 #pragma unroll
-        for (int t = 0; t < NT; ++t) acc[t] += integer_dot<T>(wb, x[b + t * x_step]);
+        for (int t = 0; t < NT; ++t) acc[t] += integer_dot<T>(w0, x[b + t * x_step]);
+#pragma unroll
+        for (int t = 0; t < NT; ++t) acc[t] += integer_dot<T>(w1, x[b + LPR + t * x_step]);
+    }
+    if (b < nb) {
+        const IntegerBlock w0 = load_integer_block<T>(row + static_cast<size_t>(b) * kIntegerBlockBytes<T>);
+#pragma unroll
+        for (int t = 0; t < NT; ++t) acc[t] += integer_dot<T>(w0, x[b + t * x_step]);
     }
 }
 
@@ -305,20 +316,39 @@ __global__ void moe_down_combine_kernel(const uint8_t* w, size_t row_stride, int
     __syncthreads();
     const int lane = row_lane<LPR>();
     const int64_t row = lane_group_row<LPR>();
-    float sum = 0.0f;
-    for (int j = 0; j < k; ++j) {
-        const int32_t e = ids[t * k + j];
-        float acc[1] = {0.0f};
-        if (row < rows && e >= 0 && e < n_experts)
-            integer_row<T, 1, LPR>(w + (static_cast<int64_t>(e) * rows + row) * row_stride, nb, xq + j * nb, nb, lane,
-                                   acc);
-        sum = combine_term(weights[t * weights_stride + j], group_sum<LPR>(acc[0]), sum);
+    // Every input's weight row (nullptr: an id out of range, a zero row), then each lane's blocks of all of them
+    // loaded before any is used: the inputs' memory latencies overlap instead of adding up.
+    const uint8_t* wrow[kMaxMoeDownInputs];
+#pragma unroll
+    for (int j = 0; j < kMaxMoeDownInputs; ++j) {
+        wrow[j] = nullptr;
+        if (j < k && row < rows) {
+            const int32_t e = ids[t * k + j];
+            if (e >= 0 && e < n_experts) wrow[j] = w + (static_cast<int64_t>(e) * rows + row) * row_stride;
+        } else if (j == k && shared_w && row < rows) {
+            wrow[j] = shared_w + row * row_stride;
+        }
     }
-    if (shared_w) {
-        float acc[1] = {0.0f};
-        if (row < rows) integer_row<T, 1, LPR>(shared_w + row * row_stride, nb, xq + k * nb, nb, lane, acc);
-        sum = combine_shared(sum, group_sum<LPR>(acc[0]) + 0.0f, gate[t * gate_stride]);
+    float acc[kMaxMoeDownInputs] = {};
+    for (int b = lane; b < nb; b += LPR) {
+        IntegerBlock wb[kMaxMoeDownInputs];
+#pragma unroll
+        for (int j = 0; j < kMaxMoeDownInputs; ++j)
+            if (wrow[j]) wb[j] = load_integer_block<T>(wrow[j] + static_cast<size_t>(b) * kIntegerBlockBytes<T>);
+#pragma unroll
+        for (int j = 0; j < kMaxMoeDownInputs; ++j)
+            if (wrow[j]) acc[j] += integer_dot<T>(wb[j], xq[j * nb + b]);
     }
+    float sum = 0.0f, shared_sum = 0.0f;
+#pragma unroll
+    for (int j = 0; j < kMaxMoeDownInputs; ++j) {
+        const float product = group_sum<LPR>(acc[j]);  // every lane takes part for every j
+        if (j < k)
+            sum = combine_term(weights[t * weights_stride + j], product, sum);
+        else if (j == k)
+            shared_sum = product;
+    }
+    if (shared_w) sum = combine_shared(sum, shared_sum + 0.0f, gate[t * gate_stride]);
     if (lane == 0 && row < rows) out[t * out_stride + row] = sum;
 }
 

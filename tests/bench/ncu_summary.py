@@ -31,8 +31,8 @@ def short(name):
 
 def main():
     kernels, steps = read(sys.argv[1]), int(sys.argv[2])
-    # A step starts where the run's first kernel (the embedding rows) comes again.
-    first = kernels[0]["name"]
+    # A step starts with the embedding rows' kernel (else with the run's first kernel).
+    first = next((k["name"] for k in kernels if "get_rows" in k["name"]), kernels[0]["name"])
     starts = [i for i, k in enumerate(kernels) if k["name"] == first]
     tail = kernels[starts[-steps]:] if len(starts) >= steps else kernels
     per = OrderedDict()

@@ -377,7 +377,8 @@ void GpuBackend::do_moe_down_combine(const MoeDownArgs& a) {
     const int k = static_cast<int>(a.ids.cols);
     std::optional<gk::Weights> sv;
     if (a.shared_down) sv = weights_of(*a.shared_down, "moe_down_combine shared down weights");
-    const bool fits = gk::moe_down_combine_shared_bytes(k, a.down->cols, sv.has_value()) <= kMaxMoeDownSharedBytes;
+    const bool fits = gk::moe_down_combine_shared_bytes(k, a.down->cols, sv.has_value()) <= kMaxMoeDownSharedBytes &&
+                      k + (sv ? 1 : 0) <= gk::kMaxMoeDownInputs;
     const bool same_shared = !sv || (sv->type == dv.type && sv->cols == dv.cols && sv->row_stride == dv.row_stride);
     if (!gk::has_integer_matvec(dv.type) || dv.cols % 32 != 0 || tokens > kPerSlotIntegerExpertTokens || !fits ||
         !same_shared)
