@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Pieces shared by the matrix-product kernels.
+// Pieces shared by the matrix-product kernels: the integer path's block decoding and dot products, the row walks of
+// the integer and float mat x vec (each sum's order is defined here once), and the launch helpers.
 #pragma once
 
+#include "activation_blocks.cuh"
+#include "activations.cuh"
 #include "quant_blocks.cuh"
 
 namespace ember::gpu_kernels {
@@ -13,6 +16,194 @@ __device__ __forceinline__ float group_sum(float v) {
 #pragma unroll
     for (int m = LPR / 2; m > 0; m >>= 1) v += gpu::shuffle_xor(v, m);
     return v;
+}
+
+// Four ROCmFP4 codes (one per byte, 0..15) to their int8 values: two 8-entry byte-permute lookups, one for the
+// positive half of the codebook and one for the negative half, selected per byte by the code's sign bit.
+__device__ __forceinline__ uint32_t rocmfp4_values(uint32_t codes) {
+    const uint32_t idx = codes & 0x07070707u;
+    const uint32_t positive = gpu::lookup8(0x03020100u, 0x0a080604u, idx);
+    const uint32_t negative = gpu::lookup8(0xfdfeff00u, 0xf6f8fafcu, idx);
+    const uint32_t mask = ((codes >> 3) & 0x01010101u) * 0xffu;
+    return gpu::select_bytes(mask, negative, positive);
+}
+
+// One weight block expanded to int8 values with its scales (s1: the second half's scale, ROCmFP4 dual only).
+struct IntegerBlock {
+    int v[8];
+    float s0 = 0.0f, s1 = 0.0f;
+};
+
+template <int T>
+__device__ __forceinline__ IntegerBlock load_integer_block(const uint8_t* blk) {
+    IntegerBlock b;
+    if constexpr (T == kRocmfp4 || T == kRocmfp4Fast) {
+        uint32_t w[5];
+        gpu::load_unaligned<T == kRocmfp4 ? 18 : 17>(blk, w);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            b.v[i] = static_cast<int>(rocmfp4_values(w[i] & 0x0f0f0f0fu));
+            b.v[4 + i] = static_cast<int>(rocmfp4_values((w[i] >> 4) & 0x0f0f0f0fu));
+        }
+        b.s0 = rocmfp_scale(static_cast<uint8_t>(w[4] & 0xff));
+        b.s1 = T == kRocmfp4 ? rocmfp_scale(static_cast<uint8_t>((w[4] >> 8) & 0xff)) : b.s0;
+    } else if constexpr (T == kQ4_0) {
+        uint32_t w[4];
+        gpu::load_unaligned<16>(blk + 2, w);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            b.v[i] = static_cast<int>(w[i] & 0x0f0f0f0fu);
+            b.v[4 + i] = static_cast<int>((w[i] >> 4) & 0x0f0f0f0fu);
+        }
+        b.s0 = half_to_float(gpu::load_u16(blk));
+    } else {  // Q8_0
+        uint32_t w[8];
+        gpu::load_unaligned<32>(blk + 2, w);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) b.v[i] = static_cast<int>(w[i]);
+        b.s0 = half_to_float(gpu::load_u16(blk));
+    }
+    return b;
+}
+
+// A decoded weight block . one token's activation block.
+template <int T>
+__device__ __forceinline__ float integer_dot(const IntegerBlock& b, const ActBlock& a) {
+    if constexpr (T == kRocmfp4) {
+        int lo = 0, hi = 0;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            lo = gpu::dot4_i8(b.v[i], a.q[i], lo);
+            hi = gpu::dot4_i8(b.v[4 + i], a.q[4 + i], hi);
+        }
+        return a.d * (b.s0 * static_cast<float>(lo) + b.s1 * static_cast<float>(hi));
+    } else {
+        int sum = 0;
+#pragma unroll
+        for (int i = 0; i < 8; ++i) sum = gpu::dot4_i8(b.v[i], a.q[i], sum);
+        if constexpr (T == kQ4_0)
+            return b.s0 * (a.d * static_cast<float>(sum) - 8.0f * a.s);
+        else
+            return b.s0 * a.d * static_cast<float>(sum);
+    }
+}
+
+template <int T>
+inline constexpr int kIntegerBlockBytes = T == kRocmfp4 ? 18 : T == kRocmfp4Fast ? 17 : T == kQ4_0 ? 18 : 34;
+
+// Row `row` of `w` (block bytes BB) against NT tokens; the LPR lanes of a group each return a partial sum. Two blocks
+// are loaded before either is used, so that each lane has twice the bytes in flight; the sums keep the order b, b + LPR,
+// b + 2 LPR, ... (the kernels that walk rows their own way sum in the same order).
+template <int T, int NT, int LPR>
+__device__ __forceinline__ void integer_row(const uint8_t* row, int nb, const ActBlock* x, int64_t x_step, int lane,
+                                            float (&acc)[NT]) {
+    int b = lane;
+    for (; b + LPR < nb; b += 2 * LPR) {
+        const IntegerBlock w0 = load_integer_block<T>(row + static_cast<size_t>(b) * kIntegerBlockBytes<T>);
+        const IntegerBlock w1 = load_integer_block<T>(row + static_cast<size_t>(b + LPR) * kIntegerBlockBytes<T>);
+#pragma unroll
+        for (int t = 0; t < NT; ++t) acc[t] += integer_dot<T>(w0, x[b + t * x_step]);
+#pragma unroll
+        for (int t = 0; t < NT; ++t) acc[t] += integer_dot<T>(w1, x[b + LPR + t * x_step]);
+    }
+    if (b < nb) {
+        const IntegerBlock w0 = load_integer_block<T>(row + static_cast<size_t>(b) * kIntegerBlockBytes<T>);
+#pragma unroll
+        for (int t = 0; t < NT; ++t) acc[t] += integer_dot<T>(w0, x[b + t * x_step]);
+    }
+}
+
+// Lanes [0, LPR) of a thread group share one row: this thread's lane, and the group's row.
+template <int LPR>
+__device__ __forceinline__ int row_lane() {
+    return threadIdx.x % LPR;
+}
+template <int LPR>
+__device__ __forceinline__ int64_t lane_group_row() {
+    return static_cast<int64_t>(blockIdx.x) * (blockDim.x / LPR) + threadIdx.x / LPR;
+}
+
+// Each activation row's sum over the lane group, plus the bias, stored by lane 0.
+template <int NT, int LPR>
+__device__ __forceinline__ void store_row_sums(const float (&acc)[NT], int lane, int64_t row, int64_t rows, float* out,
+                                               int64_t out_stride, const float* bias) {
+#pragma unroll
+    for (int t = 0; t < NT; ++t) {
+        const float sum = group_sum<LPR>(acc[t]);
+        if (lane == 0 && row < rows) out[t * out_stride + row] = sum + (bias ? bias[row] : 0.0f);
+    }
+}
+
+template <int T, int NT, int LPR>
+__device__ __forceinline__ void float_row(const uint8_t* row, int64_t cols, const float* x, int64_t x_stride, int lane,
+                                          float (&acc)[NT]) {
+    const int64_t chunks = (cols + 31) / 32;
+    for (int64_t c = lane; c < chunks; c += LPR) {
+        float wv[32];
+        decode32<T>(row, c, wv);
+        const int n = cols - 32 * c < 32 ? static_cast<int>(cols - 32 * c) : 32;  // float types may end mid-chunk
+#pragma unroll
+        for (int t = 0; t < NT; ++t) {
+            const float* xt = x + t * x_stride + 32 * c;
+            float s = 0.0f;
+            if (n == 32) {
+#pragma unroll
+                for (int i = 0; i < 32; ++i) s += wv[i] * xt[i];
+            } else {
+                for (int i = 0; i < n; ++i) s += wv[i] * xt[i];
+            }
+            acc[t] += s;
+        }
+    }
+}
+
+// --- launch helpers (host) ---------------------------------------------------------------------------------------
+
+constexpr int kMatvecThreads = 128;
+// The most tokens one launch takes: 16 on the integer path, 8 on the float path (its 32 decoded weights per lane
+// leave room for fewer accumulators).
+constexpr int kIntegerRunTokens = 16, kFloatRunTokens = 8;
+// The gated products keep two accumulators per token.
+constexpr int kGatedRunTokens = 8;
+
+// Lanes per row: 32 for rows of at least 32 blocks, else 16 (short rows such as the expert down projections).
+template <typename F>
+void with_lanes(int64_t chunks, F&& f) {
+    if (chunks >= 32)
+        f.template operator()<32>();
+    else
+        f.template operator()<16>();
+}
+
+// Token counts are split into runs of MaxRun (16 or 8), then 8, 4, 2 and 1 so that only those instances exist.
+template <int MaxRun>
+int64_t token_run(int64_t left) {
+    return MaxRun >= 16 && left >= 16 ? 16 : left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1;
+}
+
+template <int MaxRun, typename F>
+void with_tokens(int64_t run, F&& f) {
+    switch (run) {
+        case 1: f.template operator()<1>(); break;
+        case 2: f.template operator()<2>(); break;
+        case 4: f.template operator()<4>(); break;
+        case 8: f.template operator()<8>(); break;
+        default:
+            if constexpr (MaxRun >= 16) f.template operator()<16>();
+            break;
+    }
+}
+
+// The types with an integer (Q8_1 activation) path.
+constexpr bool integer_path(uint32_t type) {
+    return type == kRocmfp4 || type == kRocmfp4Fast || type == kQ4_0 || type == kQ8_0;
+}
+
+template <typename F>
+bool dispatch_integer_type(uint32_t type, F&& f) {
+    return integer_path(type) && dispatch_weight_type(type, [&]<int T>() {
+        if constexpr (integer_path(T)) f.template operator()<T>();
+    });
 }
 
 }  // namespace ember::gpu_kernels
