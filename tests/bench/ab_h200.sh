@@ -6,7 +6,8 @@
 # Carried (device tool `carry`): .gpurun (bin.tar.xz: the build under test; bin_base.tar.xz: the build to compare
 # with; libs.tar.xz and the gguf wheel: see tests/hip/bench/run_h200.sh) and .gl (the Vulkan loader .debs).
 # AB_ROUNDS: alternations per backend (default 2). AB_NCU=1 adds Nsight Compute's per-kernel times and DRAM bytes of
-# decode steps for each build (ncu_summary.py), AB_NCU=new for the new build only. Everything lands in $OUT: ab.txt (one line per run) and the JSON and
+# decode steps for each build (ncu_summary.py), AB_NCU=new for the new build only. AB_BACKENDS: the backends to time
+# (default "cuda vulkan"). Everything lands in $OUT: ab.txt (one line per run) and the JSON and
 # profile of each run.
 set -u
 out=${OUT:-/tmp/out}
@@ -48,7 +49,7 @@ PY
 # beside the file's generation must end before anything is timed).
 while [ -n "${AB_WAIT_FOR:-}" ] && [ ! -e "$AB_WAIT_FOR" ]; do sleep 2; done
 echo "benchmarks start after $(($(date +%s) - t0)) s" | tee -a "$out/ab.txt"
-for backend in cuda vulkan; do
+for backend in ${AB_BACKENDS:-cuda vulkan}; do
     for n in $(seq 1 "${AB_ROUNDS:-2}"); do
         run base $backend $n
         run new $backend $n
