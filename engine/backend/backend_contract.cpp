@@ -114,12 +114,18 @@ void require_matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x,
 }
 
 void require_rms_norm_gated(const Tensor& x, const Tensor& weight, const Tensor& z, const Tensor& out) {
-    require_f32(x, "gated rms_norm", "input");
-    require_f32(weight, "gated rms_norm", "weight");
+    require_rms_norm(x, weight, out, "gated rms_norm");
     require_f32(z, "gated rms_norm", "gate");
-    require_same_shape(x, out, "gated rms_norm");
     require_same_shape(x, z, "gated rms_norm gate");
-    require_length(weight, x.cols, "gated rms_norm", "weight length differs from the row length");
+}
+
+// The shared expert's term of a mixture-of-experts sum: F32 rows shaped like out, scaled by a one-column gate.
+void require_shared_expert(const Tensor& shared, const Tensor& gate, const Tensor& out, const char* op) {
+    require_f32(shared, op, "shared expert rows");
+    require_f32(gate, op, "shared expert gate");
+    require_same_shape(shared, out, op);
+    require(gate.rows == out.rows && gate.cols == 1,
+            [&] { return std::string(op) + ": the shared expert gate must be one column per token"; });
 }
 
 void require_deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias, const Tensor& a) {
@@ -353,7 +359,8 @@ void Backend::deltanet_recurrent(const DeltaNetArgs& a) {
     require_conv1d(a.mix, a.conv_weight, a.conv_state, a.conv);
     const auto inside_conv = [&](const Tensor& t) {
         return t.buffer == a.conv.buffer && t.row_stride == a.conv.row_stride && t.rows == a.conv.rows &&
-               t.offset >= a.conv.offset && t.offset + t.cols * 4 <= a.conv.offset + a.conv.cols * 4;
+               t.offset >= a.conv.offset &&
+               t.offset + t.cols * sizeof(float) <= a.conv.offset + a.conv.cols * sizeof(float);
     };
     require(inside_conv(r.q) && inside_conv(r.k) && inside_conv(r.v),
             "deltanet_recurrent: q, k and v must be column ranges of the convolution's output");
@@ -407,10 +414,7 @@ void Backend::moe_combine(const Tensor& y, const Tensor& weights, const Tensor& 
 
 void Backend::moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared, const Tensor& gate,
                                  const Tensor& out) {
-    require_f32(shared, "moe_combine_shared", "shared expert rows");
-    require_f32(gate, "moe_combine_shared", "shared expert gate");
-    require_same_shape(shared, out, "moe_combine_shared");
-    require(gate.rows == out.rows && gate.cols == 1, "moe_combine_shared: the gate must be one column per token");
+    require_shared_expert(shared, gate, out, "moe_combine_shared");
     require(out.rows == 0 || (!same_start(out, shared) && !same_start(out, gate) && !same_start(out, y)),
             "moe_combine_shared: out must not alias its inputs");
     require_moe_combine(y, weights, out);
@@ -426,10 +430,7 @@ void Backend::moe_down_combine(const MoeDownArgs& a) {
     bool aliased = same_start(a.out, a.act) || same_start(a.out, a.y) || same_start(a.out, a.weights);
     if (a.shared_down) {
         require_matmul(*a.shared_down, a.shared_act, a.shared_out, nullptr, op);
-        require_f32(a.shared_gate, op, "shared expert gate");
-        require_same_shape(a.shared_out, a.out, op);
-        require(a.shared_gate.rows == a.out.rows && a.shared_gate.cols == 1,
-                "moe_down_combine: the shared expert gate must be one column per token");
+        require_shared_expert(a.shared_out, a.shared_gate, a.out, op);
         aliased = aliased || same_start(a.out, a.shared_act) || same_start(a.out, a.shared_out) ||
                   same_start(a.out, a.shared_gate);
     }

@@ -31,6 +31,20 @@ __device__ __forceinline__ float gated(Gated act, float g, float u) {
     }
 }
 
+// The Gated DeltaNet's log decay g = softplus(alpha + dt_bias) * a (<= 0; qwen35moe.md §5.4 step 5).
+__device__ __forceinline__ float deltanet_log_decay(float alpha, float dt_bias, float a) {
+    return softplus(alpha + dt_bias) * a;
+}
+
+// One head of an L2 norm by the lanes of a warp: out[i] = in[i] / max(|in|, eps) (out may be in).
+__device__ __forceinline__ void l2_normalize_head(const float* in, float* out, int head_dim, float eps, int lane) {
+    float sum = 0.0f;
+    for (int i = lane; i < head_dim; i += gpu::kWarpSize) sum += in[i] * in[i];
+    sum = gpu::warp_sum(sum);
+    const float inv = 1.0f / fmaxf(sqrtf(sum), eps);
+    for (int i = lane; i < head_dim; i += gpu::kWarpSize) out[i] = in[i] * inv;
+}
+
 // One term of a mixture-of-experts sum, sum + weight * y as one rounding, and the sigmoid-gated shared expert's term
 // (moe_combine and the fused block ends round alike).
 __device__ __forceinline__ float combine_term(float weight, float y, float sum) { return fmaf(weight, y, sum); }

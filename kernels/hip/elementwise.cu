@@ -126,15 +126,8 @@ __global__ void l2_norm_kernel(const float* x, int64_t xs, int head_dim, float e
     const int64_t r = blockIdx.x;
     const int warp = threadIdx.x / gpu::kWarpSize, lane = threadIdx.x % gpu::kWarpSize;
     const int warps = blockDim.x / gpu::kWarpSize;
-    for (int64_t h = warp; h < cols / head_dim; h += warps) {
-        const float* in = x + r * xs + h * head_dim;
-        float sum = 0.0f;
-        for (int i = lane; i < head_dim; i += gpu::kWarpSize) sum += in[i] * in[i];
-        sum = gpu::warp_sum(sum);
-        const float inv = 1.0f / fmaxf(sqrtf(sum), eps);
-        float* o = out + r * os + h * head_dim;
-        for (int i = lane; i < head_dim; i += gpu::kWarpSize) o[i] = in[i] * inv;
-    }
+    for (int64_t h = warp; h < cols / head_dim; h += warps)
+        l2_normalize_head(x + r * xs + h * head_dim, out + r * os + h * head_dim, head_dim, eps, lane);
 }
 
 __global__ void softmax_kernel(float* x, int64_t xs, int64_t cols) {
@@ -174,7 +167,7 @@ __global__ void deltanet_gates_kernel(float* beta, int64_t bs, float* alpha, int
     if (c >= cols) return;
     for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
         beta[r * bs + c] = sigmoid(beta[r * bs + c]);
-        alpha[r * as + c] = softplus(alpha[r * as + c] + dt_bias[c]) * a[c];
+        alpha[r * as + c] = deltanet_log_decay(alpha[r * as + c], dt_bias[c], a[c]);
     }
 }
 

@@ -21,12 +21,19 @@ struct ManyProducts {
     int count;
 };
 
+// This thread group's matrix m (its block range holds blockIdx.x) and its row there.
+template <int LPR>
+__device__ __forceinline__ int64_t many_row(const ManyProducts& a, int& m) {
+    m = 0;
+    while (m + 1 < a.count && blockIdx.x >= a.first_block[m + 1]) ++m;
+    return static_cast<int64_t>(blockIdx.x - a.first_block[m]) * (blockDim.x / LPR) + threadIdx.x / LPR;
+}
+
 template <int NT, int LPR>
 __global__ void matvec_integer_many_kernel(ManyProducts a, int nb, const ActBlock* x) {
     int m = 0;
-    while (m + 1 < a.count && blockIdx.x >= a.first_block[m + 1]) ++m;
+    const int64_t row = many_row<LPR>(a, m);
     const int lane = row_lane<LPR>();
-    const int64_t row = static_cast<int64_t>(blockIdx.x - a.first_block[m]) * (blockDim.x / LPR) + threadIdx.x / LPR;
     float acc[NT] = {};
     if (row < a.rows[m]) {
         const uint8_t* wr = a.w[m] + row * a.row_stride[m];
@@ -44,9 +51,8 @@ __global__ void matvec_integer_many_kernel(ManyProducts a, int nb, const ActBloc
 template <int NT, int LPR>
 __global__ void matvec_float_many_kernel(ManyProducts a, int64_t cols, const float* x, int64_t x_stride) {
     int m = 0;
-    while (m + 1 < a.count && blockIdx.x >= a.first_block[m + 1]) ++m;
+    const int64_t row = many_row<LPR>(a, m);
     const int lane = row_lane<LPR>();
-    const int64_t row = static_cast<int64_t>(blockIdx.x - a.first_block[m]) * (blockDim.x / LPR) + threadIdx.x / LPR;
     float acc[NT] = {};
     if (row < a.rows[m]) float_row<kF32, NT, LPR>(a.w[m] + row * a.row_stride[m], cols, x, x_stride, lane, acc);
     store_row_sums<NT, LPR>(acc, lane, row, a.rows[m], a.out[m], a.out_stride[m], a.bias[m]);

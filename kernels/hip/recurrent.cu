@@ -195,18 +195,11 @@ __global__ void deltanet_recurrent_kernel(DeltaNetStepArgs a) {
         if (owns_qk) qk[threadIdx.x] = convolve(qk_window, qk_weight, mix[qk_channel]);
         const float v = convolve(v_window, v_weight, mix[v_channel]);
         __syncthreads();
-        if (warp < 2) {  // warp 0 normalizes q, warp 1 k, as l2_norm_kernel does a head
-            float* head = qk + warp * DK;
-            float sum = 0.0f;
-            for (int i = lane; i < DK; i += W) sum += head[i] * head[i];
-            sum = gpu::warp_sum(sum);
-            const float inv = 1.0f / fmaxf(sqrtf(sum), a.l2_eps);
-            for (int i = lane; i < DK; i += W) head[i] = head[i] * inv;
-        }
+        if (warp < 2) l2_normalize_head(qk + warp * DK, qk + warp * DK, DK, a.l2_eps, lane);  // q, then k
         __syncthreads();
         // deltanet_gates, then delta_rule_kernel's step.
         const float beta = sigmoid(rule.beta.data[t * rule.beta.stride + p]);
-        const float g = softplus(rule.g.data[t * rule.g.stride + p] + dt_bias) * decay_scale;
+        const float g = deltanet_log_decay(rule.g.data[t * rule.g.stride + p], dt_bias, decay_scale);
         const float decay = expf(g);
         float rr = 0.0f;
 #pragma unroll
