@@ -65,23 +65,17 @@ __global__ void conv_state_kernel(const float* x, int64_t xs, int64_t tokens, in
         state[k * ss + c] = conv_input(x, xs, state, ss, kernel, tokens - (kernel - 1) + k, c);
 }
 
-// grid: one block per value head; thread j owns column j of the head's state S[d_k][d_v]. With DK > 0 the column
-// lives in registers for the whole batch; DK == 0 is the general form that works on the state in memory.
-template <int DK>
+// The general form (any d_k): one block per value head, thread j owns column j of the head's state S[d_k][d_v] and
+// works on it in memory.
 __global__ void delta_rule_kernel(DeltaRuleArgs a) {
     extern __shared__ float shared[];  // k[d_k], q[d_k]
     const int p = blockIdx.x;
     const int j = threadIdx.x;
-    const int dk = DK > 0 ? DK : a.d_k, dv = a.d_v;
+    const int dk = a.d_k, dv = a.d_v;
     const int kh = p % a.n_k_heads;
     float* ks = shared;
     float* qs = shared + dk;
     float* S = a.state.data + static_cast<int64_t>(p) * a.state.stride;  // [d_k][d_v]
-    float col[DK > 0 ? DK : 1];
-    if constexpr (DK > 0) {
-#pragma unroll
-        for (int i = 0; i < DK; ++i) col[i] = j < dv ? S[i * dv + j] : 0.0f;
-    }
     const int64_t T = a.q.rows;
     for (int64_t t = 0; t < T; ++t) {
         __syncthreads();
@@ -95,52 +89,103 @@ __global__ void delta_rule_kernel(DeltaRuleArgs a) {
         const float beta = a.beta.data[t * a.beta.stride + p];
         const float v = a.v.data[t * a.v.stride + static_cast<int64_t>(p) * dv + j];
         float r = 0.0f;
-        if constexpr (DK > 0) {
-#pragma unroll
-            for (int i = 0; i < DK; ++i) {
-                col[i] *= decay;
-                r += col[i] * ks[i];
-            }
-        } else {
-            for (int i = 0; i < dk; ++i) {
-                const float s = S[i * dv + j] * decay;
-                S[i * dv + j] = s;
-                r += s * ks[i];
-            }
+        for (int i = 0; i < dk; ++i) {
+            const float s = S[i * dv + j] * decay;
+            S[i * dv + j] = s;
+            r += s * ks[i];
         }
         const float delta = beta * (v - r);
         float o = 0.0f;
-        if constexpr (DK > 0) {
-#pragma unroll
-            for (int i = 0; i < DK; ++i) {
-                col[i] += ks[i] * delta;
-                o += col[i] * qs[i];
-            }
-        } else {
-            for (int i = 0; i < dk; ++i) {
-                const float s = S[i * dv + j] + ks[i] * delta;
-                S[i * dv + j] = s;
-                o += s * qs[i];
-            }
+        for (int i = 0; i < dk; ++i) {
+            const float s = S[i * dv + j] + ks[i] * delta;
+            S[i * dv + j] = s;
+            o += s * qs[i];
         }
         a.out.data[t * a.out.stride + static_cast<int64_t>(p) * dv + j] = o;
         const int64_t snap = t - (T - a.n_snapshots);
         if (a.snapshots && snap >= 0) {
             float* dst = a.snapshots + snap * static_cast<int64_t>(a.n_v_heads) * dk * dv +
                          static_cast<int64_t>(p) * dk * dv;
-            if constexpr (DK > 0) {
-#pragma unroll
-                for (int i = 0; i < DK; ++i) dst[i * dv + j] = col[i];
-            } else {
-                for (int i = 0; i < dk; ++i) dst[i * dv + j] = S[i * dv + j];
-            }
+            for (int i = 0; i < dk; ++i) dst[i * dv + j] = S[i * dv + j];
         }
     }
-    if constexpr (DK > 0) {
-        if (j < dv)
+}
+
+// The delta rule over many tokens (prefill) with the state in registers and no barrier: a column's d_k state values
+// are split over kDeltaSlices adjacent lanes (lane slice s holds rows s, s + 8, ...), so a token's two sums are
+// DK / 8 multiply-adds and three shuffles instead of DK dependent ones. grid (value heads, column groups of
+// kDeltaColumns); each thread loads the next token's inputs before it works on the current one. Lanes past d_v
+// compute on zeros to keep the shuffles whole.
+constexpr int kDeltaSlices = 8;
+constexpr int kDeltaThreads = 128;
+constexpr int kDeltaColumns = kDeltaThreads / kDeltaSlices;
+
+template <int DK>
+__global__ __launch_bounds__(kDeltaThreads) void delta_rule_sliced_kernel(DeltaRuleArgs a) {
+    constexpr int M = DK / kDeltaSlices;
+    const int p = blockIdx.x, dv = a.d_v, kh = p % a.n_k_heads;
+    const int slice = threadIdx.x % kDeltaSlices;
+    const int j = blockIdx.y * kDeltaColumns + threadIdx.x / kDeltaSlices;
+    const bool owner = j < dv;
+    const int jc = owner ? j : 0;
+    float* S = a.state.data + static_cast<int64_t>(p) * a.state.stride;  // [d_k][d_v]
+    float s[M];
 #pragma unroll
-            for (int i = 0; i < DK; ++i) S[i * dv + j] = col[i];
+    for (int m = 0; m < M; ++m) s[m] = owner ? S[(slice + kDeltaSlices * m) * dv + jc] : 0.0f;
+    struct Inputs {
+        float k[M], q[M], v, g, beta;
+    };
+    const auto load = [&](int64_t t, Inputs& in) {
+        const float* k = a.k.data + t * a.k.stride + static_cast<int64_t>(kh) * DK + slice;
+        const float* q = a.q.data + t * a.q.stride + static_cast<int64_t>(kh) * DK + slice;
+#pragma unroll
+        for (int m = 0; m < M; ++m) {
+            in.k[m] = k[kDeltaSlices * m];
+            in.q[m] = q[kDeltaSlices * m] * a.q_scale;
+        }
+        in.v = owner ? a.v.data[t * a.v.stride + static_cast<int64_t>(p) * dv + jc] : 0.0f;
+        in.g = a.g.data[t * a.g.stride + p];
+        in.beta = a.beta.data[t * a.beta.stride + p];
+    };
+    const auto slice_sum = [](float x) {
+#pragma unroll
+        for (int mask = 1; mask < kDeltaSlices; mask <<= 1) x += gpu::shuffle_xor(x, mask);
+        return x;
+    };
+    const int64_t T = a.q.rows;
+    Inputs cur;
+    if (T > 0) load(0, cur);
+    for (int64_t t = 0; t < T; ++t) {
+        Inputs next;
+        if (t + 1 < T) load(t + 1, next);
+        const float decay = expf(cur.g);
+        float r = 0.0f;
+#pragma unroll
+        for (int m = 0; m < M; ++m) {
+            s[m] *= decay;
+            r += s[m] * cur.k[m];
+        }
+        const float delta = cur.beta * (cur.v - slice_sum(r));
+        float o = 0.0f;
+#pragma unroll
+        for (int m = 0; m < M; ++m) {
+            s[m] += cur.k[m] * delta;
+            o += s[m] * cur.q[m];
+        }
+        o = slice_sum(o);
+        if (owner && slice == 0) a.out.data[t * a.out.stride + static_cast<int64_t>(p) * dv + j] = o;
+        const int64_t snap = t - (T - a.n_snapshots);
+        if (a.snapshots && snap >= 0 && owner) {
+            float* dst = a.snapshots + snap * static_cast<int64_t>(a.n_v_heads) * DK * dv +
+                         static_cast<int64_t>(p) * DK * dv;
+#pragma unroll
+            for (int m = 0; m < M; ++m) dst[(slice + kDeltaSlices * m) * dv + j] = s[m];
+        }
+        if (t + 1 < T) cur = next;
     }
+    if (owner)
+#pragma unroll
+        for (int m = 0; m < M; ++m) S[(slice + kDeltaSlices * m) * dv + j] = s[m];
 }
 
 // The convolution width deltanet_recurrent takes (the Gated DeltaNet's, qwen35moe.md §5.4).
@@ -323,16 +368,17 @@ void conv1d_causal(const Launch& l, const Rows& x, const Rows& weight, const Row
 }
 
 void delta_rule(const Launch& l, const DeltaRuleArgs& a) {
+    const dim3 sliced(static_cast<unsigned>(a.n_v_heads), static_cast<unsigned>((a.d_v + kDeltaColumns - 1) / kDeltaColumns));
+    switch (a.d_k) {
+        case 16: delta_rule_sliced_kernel<16><<<sliced, kDeltaThreads, 0, l.stream>>>(a); return;
+        case 32: delta_rule_sliced_kernel<32><<<sliced, kDeltaThreads, 0, l.stream>>>(a); return;
+        case 64: delta_rule_sliced_kernel<64><<<sliced, kDeltaThreads, 0, l.stream>>>(a); return;
+        case 128: delta_rule_sliced_kernel<128><<<sliced, kDeltaThreads, 0, l.stream>>>(a); return;
+        default: break;
+    }
     const int threads = (a.d_v + 31) / 32 * 32;
     const size_t shared = 2 * static_cast<size_t>(a.d_k) * sizeof(float);
-    const unsigned grid = static_cast<unsigned>(a.n_v_heads);
-    switch (a.d_k) {
-        case 16: delta_rule_kernel<16><<<grid, threads, shared, l.stream>>>(a); break;
-        case 32: delta_rule_kernel<32><<<grid, threads, shared, l.stream>>>(a); break;
-        case 64: delta_rule_kernel<64><<<grid, threads, shared, l.stream>>>(a); break;
-        case 128: delta_rule_kernel<128><<<grid, threads, shared, l.stream>>>(a); break;
-        default: delta_rule_kernel<0><<<grid, threads, shared, l.stream>>>(a); break;
-    }
+    delta_rule_kernel<<<static_cast<unsigned>(a.n_v_heads), threads, shared, l.stream>>>(a);
 }
 
 bool deltanet_recurrent_fits(int n_k_heads, int n_v_heads, int d_k, int d_v, int conv_kernel) {
