@@ -40,29 +40,56 @@ __device__ __forceinline__ void mma_16x8x16(float (&d)[4], const uint32_t (&a)[4
 #endif
 }
 
-// Weights [32c, 32c + 32) of a row as 16 f16 pairs (pair j: weights 2j, 2j + 1). The 4-bit types with a
-// codebook or an offset build their f16 values from the bits (exact: the codes and scales have few mantissa bits,
-// and Q4_0's d * q is rounded once, as the float decode followed by a rounding to f16); others decode to floats.
+// The 4-bit types whose f16 values the tiles build straight from the bits: a codebook or an offset with few mantissa
+// bits in the codes and scales.
 template <int T>
-__device__ __forceinline__ void decode32_half(const uint8_t* row, int64_t c, uint32_t (&h)[16]) {
-    if constexpr (T == kRocmfp4 || T == kRocmfp4Fast || T == kQ4_0) {
-        constexpr int kBytes = T == kRocmfp4 ? 18 : T == kRocmfp4Fast ? 17 : 18;
+inline constexpr bool kNibbleHalves = T == kRocmfp4 || T == kRocmfp4Fast || T == kQ4_0;
+
+// A weight block's 32 values as fetched from memory, before the decode to f16 pairs: the nibble types keep their 16
+// code bytes and scale bits (so that the loads of the next step are in flight while the tensor cores work), other
+// types are decoded at the fetch (h holds the f16 pairs, or the raw floats of the float types).
+template <int T>
+struct RawWeights {
+    uint32_t h[kNibbleHalves<T> ? 5 : 16];
+};
+
+template <int T>
+__device__ __forceinline__ void decode32_through_floats(const uint8_t* row, int64_t c, uint32_t (&h)[16]);
+
+// Weights [32c, 32c + 32) of a row, fetched (block types).
+template <int T>
+__device__ __forceinline__ void fetch32(const uint8_t* row, int64_t c, RawWeights<T>& raw) {
+    if constexpr (kNibbleHalves<T>) {
+        constexpr int kBytes = T == kRocmfp4Fast ? 17 : 18;
         const uint8_t* b = row + kBytes * c;
         uint32_t qs[4];
         gpu::load_unaligned<16>(T == kQ4_0 ? b + 2 : b, qs);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) raw.h[i] = qs[i];
+        raw.h[4] = T == kQ4_0 ? load_u16(b) : T == kRocmfp4 ? load_u16(b + 16) : b[16];
+    } else {
+        decode32_through_floats<T>(row, c, raw.h);
+    }
+}
+
+// A fetched block as 16 f16 pairs (pair j: weights 2j, 2j + 1). The nibble types build their f16 values from the
+// bits (exact; Q4_0's d * q is rounded once, as the float decode followed by a rounding to f16).
+template <int T>
+__device__ __forceinline__ void decode32_half(const RawWeights<T>& raw, uint32_t (&h)[16]) {
+    if constexpr (kNibbleHalves<T>) {
         __half2 scale0, scale1;
         if constexpr (T == kQ4_0) {
-            scale0 = scale1 = __half2half2(__ushort_as_half(load_u16(b)));
+            scale0 = scale1 = __half2half2(__ushort_as_half(static_cast<uint16_t>(raw.h[4])));
         } else {
-            scale0 = __float2half2_rn(rocmfp_scale(b[16]));
-            scale1 = T == kRocmfp4 ? __float2half2_rn(rocmfp_scale(b[17])) : scale0;
+            scale0 = __float2half2_rn(rocmfp_scale(static_cast<uint8_t>(raw.h[4] & 0xff)));
+            scale1 = T == kRocmfp4 ? __float2half2_rn(rocmfp_scale(static_cast<uint8_t>(raw.h[4] >> 8))) : scale0;
         }
         const __half2 bias = __float2half2_rn(T == kQ4_0 ? 1032.0f : 1024.0f);  // the 0x64 high byte is 1024
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
 #pragma unroll
             for (int hi = 0; hi < 2; ++hi) {  // low nibbles: weights 4j..4j+3; high nibbles: 16 + 4j..
-                const uint32_t nib = (qs[j] >> (4 * hi)) & 0x0f0f0f0fu;
+                const uint32_t nib = (raw.h[j] >> (4 * hi)) & 0x0f0f0f0fu;
                 uint32_t mag = nib, sign = 0;
                 if constexpr (T != kQ4_0) {  // codebook {0, 1, 2, 3, 4, 6, 8, 10}, bit 3 the sign
                     mag = gpu::lookup8(0x03020100u, 0x0a080604u, nib & 0x07070707u);
@@ -83,11 +110,17 @@ __device__ __forceinline__ void decode32_half(const uint8_t* row, int64_t c, uin
             }
         }
     } else {
-        float v[32];
-        decode32<T>(row, c, v);
 #pragma unroll
-        for (int i = 0; i < 16; ++i) h[i] = pack_half2(v[2 * i], v[2 * i + 1]);
+        for (int i = 0; i < 16; ++i) h[i] = raw.h[i];
     }
+}
+
+template <int T>
+__device__ __forceinline__ void decode32_through_floats(const uint8_t* row, int64_t c, uint32_t (&h)[16]) {
+    float v[32];
+    decode32<T>(row, c, v);
+#pragma unroll
+    for (int i = 0; i < 16; ++i) h[i] = pack_half2(v[2 * i], v[2 * i + 1]);
 }
 
 // d += a (16 x 8, row) . b (8 x 8, col), TF32 inputs (the low 13 bits of each float are ignored), f32 sums.
@@ -136,7 +169,7 @@ __device__ __forceinline__ float float_at(const uint8_t* row, int64_t k, int64_t
 // pairs (block types) or 32 floats (float types), then 4 words of padding so that fragment loads hit 32 distinct
 // banks.
 template <int T, int BN>
-__global__ __launch_bounds__(kThreads) void mma_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t cols,
+__global__ __launch_bounds__(kThreads, 2) void mma_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t cols,
                                                        const float* x, int64_t x_stride, bool x_per_slot, int k,
                                                        ExpertGroups groups, int64_t tokens, float* out,
                                                        int64_t out_stride, const float* bias) {
@@ -159,49 +192,69 @@ __global__ __launch_bounds__(kThreads) void mma_kernel(const uint8_t* w, size_t 
     if (n <= 0) return;
     const uint8_t* wbase = w + static_cast<size_t>(expert) * static_cast<size_t>(rows) * row_stride;
     const int64_t steps = (cols + kStep - 1) / kStep;
-    float acc[MT][NT][4] = {};
-    for (int64_t step = 0; step < steps; ++step) {
+    // Each thread fetches one weight block (row tid % 128, half tid / 128 of the step) and kXWords activation words
+    // of a step into registers; the next step's fetch is issued before this step's products, so its loads are in
+    // flight while the tensor cores work.
+    constexpr int kXWords = BN * 32 / kThreads;
+    const int wr_row = tid % kRows, wr_part = tid / kRows;
+    const bool row_ok = m0 + wr_row < rows;
+    const uint8_t* wr_ptr = wbase + (m0 + wr_row) * row_stride;
+    RawWeights<T> raw;
+    float2 xa[kXWords];
+    __syncthreads();  // x_row from load_token_tile
+    const auto fetch = [&](int64_t step) {
         const int64_t k0 = step * kStep;
-        __syncthreads();
-        {  // weights: thread -> row tid % 128, half tid / 128 of the step
-            const int r = tid % kRows, part = tid / kRows;
-            uint32_t v[16];
-            const uint8_t* row = wbase + (m0 + r) * row_stride;
-            if constexpr (kHalves) {
-                const int64_t c = k0 / 32 + part;
-                if (m0 + r < rows && 32 * c < cols) {
-                    decode32_half<T>(row, c, v);
-                } else {
-#pragma unroll
-                    for (int i = 0; i < 16; ++i) v[i] = 0u;
-                }
+        if constexpr (kHalves) {
+            const int64_t c = k0 / 32 + wr_part;
+            if (row_ok && 32 * c < cols) {
+                fetch32<T>(wr_ptr, c, raw);
             } else {
 #pragma unroll
-                for (int i = 0; i < 16; ++i)
-                    v[i] = m0 + r < rows ? __float_as_uint(float_at<T>(row, k0 + 16 * part + i, cols)) : 0u;
+                for (int i = 0; i < static_cast<int>(sizeof(raw.h) / 4); ++i) raw.h[i] = 0u;
+                if constexpr (kNibbleHalves<T>) raw.h[4] = 0xffffffffu;  // marks a block past the end
             }
-            uint4* dst = reinterpret_cast<uint4*>(&ws[r][16 * part]);
+        } else {
 #pragma unroll
-            for (int q = 0; q < 4; ++q) dst[q] = make_uint4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+            for (int i = 0; i < 16; ++i)
+                raw.h[i] = row_ok ? __float_as_uint(float_at<T>(wr_ptr, k0 + 16 * wr_part + i, cols)) : 0u;
         }
-        for (int e = tid; e < BN * 32; e += kThreads) {  // activations: one word per thread and entry
-            const int row = e / 32, word = e % 32;
+#pragma unroll
+        for (int i = 0; i < kXWords; ++i) {
+            const int e = tid + i * kThreads, row = e / 32, word = e % 32;
             const int64_t xr = x_row[row];
             if constexpr (kHalves) {
                 const int64_t col = k0 + 2 * word;
-                float a = 0.0f, b = 0.0f;
-                if (xr >= 0 && col < cols) {
-                    const float* p = x + xr * x_stride + col;
-                    a = p[0];
-                    b = p[1];
-                }
-                xs[row][word] = pack_half2(a, b);
+                xa[i] = xr >= 0 && col < cols ? make_float2(x[xr * x_stride + col], x[xr * x_stride + col + 1])
+                                              : make_float2(0.0f, 0.0f);
             } else {
                 const int64_t col = k0 + word;
-                xs[row][word] = xr >= 0 && col < cols ? __float_as_uint(x[xr * x_stride + col]) : 0u;
+                xa[i].x = xr >= 0 && col < cols ? x[xr * x_stride + col] : 0.0f;
+            }
+        }
+    };
+    fetch(0);
+    float acc[MT][NT][4] = {};
+    for (int64_t step = 0; step < steps; ++step) {
+        __syncthreads();  // the previous step's products are done with the shared tiles
+        {
+            uint32_t v[16];
+            decode32_half<T>(raw, v);
+            if constexpr (kNibbleHalves<T>) {
+                if (raw.h[4] == 0xffffffffu)
+#pragma unroll
+                    for (int i = 0; i < 16; ++i) v[i] = 0u;
+            }
+            uint4* dst = reinterpret_cast<uint4*>(&ws[wr_row][16 * wr_part]);
+#pragma unroll
+            for (int q = 0; q < 4; ++q) dst[q] = make_uint4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+#pragma unroll
+            for (int i = 0; i < kXWords; ++i) {
+                const int e = tid + i * kThreads;
+                xs[e / 32][e % 32] = kHalves ? pack_half2(xa[i].x, xa[i].y) : __float_as_uint(xa[i].x);
             }
         }
         __syncthreads();
+        if (step + 1 < steps) fetch(step + 1);
         if constexpr (kHalves) {
 #pragma unroll
             for (int ks = 0; ks < 32; ks += 8) {  // in words: 16 inputs per product
