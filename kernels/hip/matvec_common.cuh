@@ -134,25 +134,34 @@ __device__ __forceinline__ void store_row_sums(const float (&acc)[NT], int lane,
     }
 }
 
+// A row's chunks of 32 in lane order, two chunks decoded before either is used (their loads overlap); the sums are
+// added chunk by chunk, so the order is the one-chunk order.
 template <int T, int NT, int LPR>
 __device__ __forceinline__ void float_row(const uint8_t* row, int64_t cols, const float* x, int64_t x_stride, int lane,
                                           float (&acc)[NT]) {
     const int64_t chunks = (cols + 31) / 32;
-    for (int64_t c = lane; c < chunks; c += LPR) {
-        float wv[32];
-        decode32<T>(row, c, wv);
-        const int n = cols - 32 * c < 32 ? static_cast<int>(cols - 32 * c) : 32;  // float types may end mid-chunk
+    for (int64_t c0 = lane; c0 < chunks; c0 += 2 * LPR) {
+        float wv[2][32];
+        const bool second = c0 + LPR < chunks;
+        decode32<T>(row, c0, wv[0]);
+        if (second) decode32<T>(row, c0 + LPR, wv[1]);
 #pragma unroll
-        for (int t = 0; t < NT; ++t) {
-            const float* xt = x + t * x_stride + 32 * c;
-            float s = 0.0f;
-            if (n == 32) {
+        for (int h = 0; h < 2; ++h) {
+            if (h == 1 && !second) continue;
+            const int64_t c = c0 + h * LPR;
+            const int n = cols - 32 * c < 32 ? static_cast<int>(cols - 32 * c) : 32;  // float types may end mid-chunk
 #pragma unroll
-                for (int i = 0; i < 32; ++i) s += wv[i] * xt[i];
-            } else {
-                for (int i = 0; i < n; ++i) s += wv[i] * xt[i];
+            for (int t = 0; t < NT; ++t) {
+                const float* xt = x + t * x_stride + 32 * c;
+                float s = 0.0f;
+                if (n == 32) {
+#pragma unroll
+                    for (int i = 0; i < 32; ++i) s += wv[h][i] * xt[i];
+                } else {
+                    for (int i = 0; i < n; ++i) s += wv[h][i] * xt[i];
+                }
+                acc[t] += s;
             }
-            acc[t] += s;
         }
     }
 }
