@@ -9,8 +9,6 @@ namespace ember::cli {
 
 namespace {
 
-constexpr std::string_view kPrefix = "dflash.";
-
 [[noreturn]] void fail(const gguf::File& file, const std::string& problem) {
     throw Error(file.name() + ": " + problem);
 }
@@ -24,16 +22,11 @@ void copy_tensor(gguf::Writer& out, std::string name, const gguf::File& in, cons
     out.add_tensor(std::move(name), t.type, dims(t), in.tensor_data(t));
 }
 
-bool is_standalone(const gguf::File& file) {
-    const std::string_view arch = file.get_string("general.architecture", "");
-    return arch == "dflash" || arch == "dflash-draft";
-}
-
 // §7.1 steps 2-3, before the checks of §6 step 4 that read_dflash makes.
 void check_draft_against(const gguf::File& draft, const gguf::File& target) {
-    const std::string_view arch = draft.get_string("general.architecture", "");
-    if (arch != "dflash" && arch != "dflash-draft")
-        fail(draft, "general.architecture is '" + std::string(arch) + "', expected 'dflash' or 'dflash-draft'");
+    if (!model::is_standalone_draft(draft))
+        fail(draft, "general.architecture is '" + std::string(draft.get_string("general.architecture", "")) +
+                        "', expected 'dflash' or 'dflash-draft'");
     for (const gguf::TensorInfo& t : draft.tensors())
         if (t.name.starts_with("token_embd.") || t.name.starts_with("output."))
             fail(draft,
@@ -47,9 +40,9 @@ void check_draft_against(const gguf::File& draft, const gguf::File& target) {
 
 bool has_draft_parts(const gguf::File& file) {
     for (const gguf::KeyValue& kv : file.metadata())
-        if (kv.key.starts_with(kPrefix)) return true;
+        if (kv.key.starts_with(model::kDraftPrefix)) return true;
     for (const gguf::TensorInfo& t : file.tensors())
-        if (t.name.starts_with(kPrefix)) return true;
+        if (t.name.starts_with(model::kDraftPrefix)) return true;
     return false;
 }
 
@@ -75,7 +68,7 @@ int usage_error(const std::string& command, const std::string& message) {
 DraftWriteSummary merge_draft(const std::filesystem::path& target_path, const std::filesystem::path& draft_path,
                               const std::filesystem::path& out, bool replace, const model::DFlashWarning& warn) {
     const gguf::File target = gguf::File::open(target_path);
-    if (is_standalone(target)) fail(target, "is a standalone DFlash draft, not a target model");
+    if (model::is_standalone_draft(target)) fail(target, "is a standalone DFlash draft, not a target model");
     const bool drafted = model::is_drafted(target, warn);
     if (drafted && !replace) fail(target, "already carries a DFlash draft (use --replace to replace it)");
     if (!replace && has_draft_parts(target))
@@ -87,7 +80,7 @@ DraftWriteSummary merge_draft(const std::filesystem::path& target_path, const st
     const auto mask = static_cast<uint32_t>(summary.draft.mask_token);
 
     // With replace, the target part is what split-draft --target-out would give back.
-    auto old_draft_part = [&](std::string_view name) { return replace && name.starts_with(kPrefix); };
+    auto old_draft_part = [&](std::string_view name) { return replace && name.starts_with(model::kDraftPrefix); };
     const std::optional<int64_t> old_mask = drafted ? model::dflash_mask_token(target) : std::nullopt;
     auto old_mask_key = [&](const gguf::KeyValue& kv) {
         return old_mask && kv.key == "tokenizer.ggml.mask_token_id" && kv.value.is_integer() &&
@@ -97,7 +90,7 @@ DraftWriteSummary merge_draft(const std::filesystem::path& target_path, const st
     for (const gguf::KeyValue& kv : target.metadata())
         if (!old_draft_part(kv.key) && !old_mask_key(kv)) writer.set(std::string(kv.key), gguf::to_owned(kv.value));
     for (const gguf::KeyValue& kv : draft.metadata())
-        if (kv.key.starts_with(kPrefix)) writer.set(std::string(kv.key), gguf::to_owned(kv.value));
+        if (kv.key.starts_with(model::kDraftPrefix)) writer.set(std::string(kv.key), gguf::to_owned(kv.value));
     writer.set("dflash.embedded", true);
     writer.set("dflash.mask_token_id", mask);
     writer.set("tokenizer.ggml.mask_token_id", mask);
@@ -108,7 +101,7 @@ DraftWriteSummary merge_draft(const std::filesystem::path& target_path, const st
         ++summary.target_tensors;
     }
     for (const gguf::TensorInfo& t : draft.tensors()) {
-        copy_tensor(writer, std::string(kPrefix) + std::string(t.name), draft, t);
+        copy_tensor(writer, std::string(model::kDraftPrefix) + std::string(t.name), draft, t);
         ++summary.draft_tensors;
     }
     writer.write(out);
@@ -128,14 +121,14 @@ DraftWriteSummary split_draft(const std::filesystem::path& drafted_path, const s
     gguf::Writer draft(file.alignment());
     draft.set("general.architecture", std::string("dflash"));
     for (const gguf::KeyValue& kv : file.metadata())
-        if (kv.key.starts_with(kPrefix) && kv.key != "dflash.embedded" && kv.key != "dflash.mask_token_id")
+        if (kv.key.starts_with(model::kDraftPrefix) && kv.key != "dflash.embedded" && kv.key != "dflash.mask_token_id")
             draft.set(std::string(kv.key), gguf::to_owned(kv.value));
     for (const gguf::KeyValue& kv : file.metadata())
         if (kv.key.starts_with("tokenizer.")) draft.set(std::string(kv.key), gguf::to_owned(kv.value));
     draft.set("tokenizer.ggml.mask_token_id", mask);
     for (const gguf::TensorInfo& t : file.tensors()) {
-        if (!t.name.starts_with(kPrefix)) continue;
-        copy_tensor(draft, std::string(t.name.substr(kPrefix.size())), file, t);
+        if (!t.name.starts_with(model::kDraftPrefix)) continue;
+        copy_tensor(draft, std::string(t.name.substr(model::kDraftPrefix.size())), file, t);
         ++summary.draft_tensors;
     }
     summary.target_tensors = file.tensors().size() - summary.draft_tensors;
@@ -143,13 +136,13 @@ DraftWriteSummary split_draft(const std::filesystem::path& drafted_path, const s
     if (target_out) {
         gguf::Writer target(file.alignment());
         for (const gguf::KeyValue& kv : file.metadata()) {
-            if (kv.key.starts_with(kPrefix)) continue;
+            if (kv.key.starts_with(model::kDraftPrefix)) continue;
             if (kv.key == "tokenizer.ggml.mask_token_id" && kv.value.is_integer() && kv.value.as_int() == int64_t{mask})
                 continue;
             target.set(std::string(kv.key), gguf::to_owned(kv.value));
         }
         for (const gguf::TensorInfo& t : file.tensors())
-            if (!t.name.starts_with(kPrefix)) copy_tensor(target, std::string(t.name), file, t);
+            if (!t.name.starts_with(model::kDraftPrefix)) copy_tensor(target, std::string(t.name), file, t);
         target.write(*target_out);
     }
     draft.write(draft_out);

@@ -7,16 +7,10 @@ namespace ember::cli {
 
 namespace {
 
-bool standalone_architecture(const gguf::File& file) {
-    const gguf::Value* arch = file.find("general.architecture");
-    if (!arch || arch->type() != gguf::ValueType::STRING) return false;
-    return arch->as_string() == "dflash" || arch->as_string() == "dflash-draft";
-}
-
 // A standalone draft has no target: it is checked against the widest target it could fit (its own width, its
 // largest tap, its own vocabulary), which still checks every tensor shape and the mask id.
 model::DFlashInfo check_standalone(const gguf::File& file, const model::DFlashWarning& warn) {
-    const model::DFlashInfo peek = model::peek_dflash(file);
+    const model::DFlashInfo peek = model::read_dflash_keys(file, model::DFlashKeys::as_found);
     model::DFlashTarget self;
     self.n_embd = peek.n_embd;
     self.n_layer = peek.target_layers.empty()
@@ -34,7 +28,7 @@ model::DFlashInfo check_standalone(const gguf::File& file, const model::DFlashWa
 std::optional<DraftReport> report_draft(const gguf::File& file, const gguf::Capabilities& caps) {
     DraftReport report;
     report.file = file.name();
-    report.standalone = standalone_architecture(file);
+    report.standalone = model::is_draft_architecture(caps.architecture);
     if (!report.standalone && !caps.has_dflash()) return std::nullopt;
     const model::DFlashWarning warn = [&](const std::string& w) { report.warnings.push_back(w); };
     try {
@@ -50,7 +44,7 @@ std::optional<DraftReport> report_draft(const gguf::File& file, const gguf::Capa
     }
     if (!report.error.empty()) {
         try {
-            report.info = model::peek_dflash(file);
+            report.info = model::read_dflash_keys(file, model::DFlashKeys::as_found);
         } catch (const Error&) {
             report.info = {};  // the error already names the bad key
         }

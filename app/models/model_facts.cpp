@@ -41,7 +41,8 @@ ModelFacts read_model_facts(const gguf::File& file) {
                      [](const auto& a, const auto& b) { return a.second > b.second; });
 
     if (facts.drafted)
-        facts.draft_block_size = static_cast<uint32_t>(std::clamp<int64_t>(model::peek_dflash(file).block_size, 0, 4096));
+        facts.draft_block_size = static_cast<uint32_t>(
+            std::clamp<int64_t>(model::read_dflash_keys(file, model::DFlashKeys::as_found).block_size, 0, 4096));
     facts.memory = read_memory_shape(file, RequiredKeys::for_memory_shape).value_or(MemoryShape{});
     return facts;
 }

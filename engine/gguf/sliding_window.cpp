@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Which layers attend within a sliding window, read once for the engine's models and the library's memory facts.
+// Which layers attend within a sliding window: the <arch>.attention.sliding_window* keys, read once for the engine's
+// models and their memory shapes (which architectures have them: model/architecture_registry.cpp).
 #include <string>
 
 #include "ember/gguf.h"
@@ -14,12 +15,12 @@ namespace {
 
 }  // namespace
 
-// Gemma 3 as Hugging Face's Gemma3TextConfig has it: sliding_window_pattern N (default 6) makes layer i local unless
-// i % N == N - 1; converters may instead list per layer whether it is local. gpt-oss alternates from its first layer
-// (N = 2, which its converter leaves out).
-SlidingWindowLayout read_sliding_window(const File& file, const std::string& arch, int64_t n_layer) {
+// As Hugging Face's Gemma3TextConfig has it: sliding_window_pattern N (else the architecture's default) makes layer
+// i local unless i % N == N - 1; converters may instead list per layer whether it is local.
+SlidingWindowLayout read_sliding_window(const File& file, const std::string& arch, int64_t n_layer,
+                                        int64_t default_period) {
     SlidingWindowLayout layout;
-    if (arch != "gemma3" && arch != "gpt-oss") return layout;
+    if (default_period <= 0) return layout;
     const std::string p = arch + ".attention.";
     layout.window = file.get_int(p + "sliding_window", 0);
     if (layout.window < 0 || layout.window > INT32_MAX)
@@ -38,7 +39,7 @@ SlidingWindowLayout read_sliding_window(const File& file, const std::string& arc
         }
         return layout;
     }
-    const int64_t every = pattern ? pattern->as_int() : arch == "gpt-oss" ? 2 : 6;
+    const int64_t every = pattern ? pattern->as_int() : default_period;
     if (every <= 0 || every > 4096) bad(file, pattern_key, "is " + std::to_string(every) + ", out of range");
     for (int64_t il = 0; il < n_layer; ++il) layout.local_layers.push_back(il % every < every - 1);
     return layout;

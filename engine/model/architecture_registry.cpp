@@ -21,8 +21,10 @@ constexpr std::array kArchitectureEntries = {
     ArchitectureEntry{"qwen2", make_model<LlamaFamilyModel>, transformer_memory_shape},
     ArchitectureEntry{"qwen3", make_model<LlamaFamilyModel>, transformer_memory_shape},
     ArchitectureEntry{"qwen3moe", make_model<LlamaFamilyModel>, transformer_memory_shape},
-    ArchitectureEntry{"gemma3", make_model<LlamaFamilyModel>, transformer_memory_shape},
-    ArchitectureEntry{"gpt-oss", make_model<LlamaFamilyModel>, transformer_memory_shape},
+    // Gemma3TextConfig's default: five local layers, then a global one.
+    ArchitectureEntry{"gemma3", make_model<LlamaFamilyModel>, transformer_memory_shape, 6},
+    // gpt-oss alternates from its first layer; its converter writes no pattern.
+    ArchitectureEntry{"gpt-oss", make_model<LlamaFamilyModel>, transformer_memory_shape, 2},
     ArchitectureEntry{"qwen35moe", make_model<Qwen35MoeModel>, qwen35_memory_shape},
 };
 

@@ -21,6 +21,9 @@ struct ArchitectureEntry {
     std::string_view name;
     ModelFactory load;
     MemoryShapeReader memory_shape;
+    // Sliding-window attention (gguf::read_sliding_window): 0 when the architecture has none (its sliding_window keys
+    // are not read); else the period of its local layers when a file gives no pattern.
+    int64_t sliding_window_period = 0;
 };
 
 std::span<const ArchitectureEntry> architecture_registry();

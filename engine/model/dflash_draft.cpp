@@ -196,7 +196,7 @@ namespace ember {
 
 std::unique_ptr<DraftModel> load_dflash_draft(const gguf::File& draft_file, const Model& target, Backend& backend,
                                               const LoadProgress& progress) {
-    const std::string prefix = model::is_drafted(draft_file) ? "dflash." : "";
+    const std::string prefix = model::is_drafted(draft_file) ? std::string(model::kDraftPrefix) : "";
     const ModelInfo& t = target.info();
     const model::DFlashInfo info = model::read_dflash(draft_file, prefix, t.n_embd, t.n_layer, t.n_vocab);
     return std::make_unique<model::DFlashDraft>(draft_file, info, target, backend, progress);

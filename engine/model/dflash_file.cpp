@@ -9,7 +9,6 @@ namespace ember::model {
 
 namespace {
 
-constexpr std::string_view kKeys = "dflash.";
 constexpr int64_t kMaxLayers = 4096;
 constexpr int64_t kMaxDim = int64_t{1} << 24;  // keeps every product of two dimensions far from overflow
 
@@ -18,7 +17,7 @@ constexpr int64_t kMaxDim = int64_t{1} << 24;  // keeps every product of two dim
 }
 
 std::string key_of(std::string_view name) {
-    return std::string(kKeys) + std::string(name);
+    return std::string(kDraftPrefix) + std::string(name);
 }
 
 // A value read through a lambda, with the Value's own type errors turned into "<file>: key 'x' ...".
@@ -33,8 +32,12 @@ auto read_key(const gguf::File& file, const std::string& key, F read) {
     }
 }
 
-int64_t count(const gguf::File& file, std::string_view name, std::optional<int64_t> fallback, int64_t max) {
+// A count: checked, present unless it has a fallback and in 1..max; as found, the value or the fallback (else 0).
+int64_t count(const gguf::File& file, std::string_view name, std::optional<int64_t> fallback, int64_t max,
+              DFlashKeys how) {
     const std::string key = key_of(name);
+    if (how == DFlashKeys::as_found)
+        return read_key(file, key, [&] { return file.get_int(key, fallback.value_or(0)); });
     const int64_t v = read_key(file, key, [&] { return fallback ? file.get_int(key, *fallback) : file.get_int(key); });
     if (v <= 0 || v > max) fail(file, "key '" + key + "' is " + std::to_string(v) + ", out of range");
     return v;
@@ -61,29 +64,35 @@ bool same_shape(const gguf::TensorInfo& t, const std::vector<int64_t>& want) {
     return true;
 }
 
-// The hyperparameters, checked only for being usable numbers (no target involved).
-void read_hparams(const gguf::File& file, DFlashInfo& info) {
-    info.n_layer = count(file, "block_count", std::nullopt, kMaxLayers);
-    info.n_embd = count(file, "embedding_length", std::nullopt, kMaxDim);
-    info.n_head = count(file, "attention.head_count", std::nullopt, 4096);
-    info.n_head_kv = count(file, "attention.head_count_kv", info.n_head, 4096);
-    if (info.n_head % info.n_head_kv != 0)
+// The one reader of the hyperparameter keys (no target involved), checked for being usable numbers or as found.
+void read_hparams(const gguf::File& file, DFlashInfo& info, DFlashKeys how) {
+    const bool checked = how == DFlashKeys::checked;
+    info.n_layer = count(file, "block_count", std::nullopt, kMaxLayers, how);
+    info.n_embd = count(file, "embedding_length", std::nullopt, kMaxDim, how);
+    info.n_head = count(file, "attention.head_count", std::nullopt, 4096, how);
+    info.n_head_kv = count(file, "attention.head_count_kv", info.n_head, 4096, how);
+    if (checked && info.n_head % info.n_head_kv != 0)
         fail(file, "key 'dflash.attention.head_count_kv' is " + std::to_string(info.n_head_kv) +
                        ", which does not divide the head count " + std::to_string(info.n_head));
-    if (!file.has(key_of("attention.key_length")) && info.n_embd % info.n_head != 0)
+    if (checked && !file.has(key_of("attention.key_length")) && info.n_embd % info.n_head != 0)
         fail(file, "key 'dflash.embedding_length' is not a multiple of the head count and no key_length is given");
-    info.head_dim = count(file, "attention.key_length", info.n_embd / info.n_head, 4096);
-    if (info.head_dim % 2 != 0)
-        fail(file, "key 'dflash.attention.key_length' is " + std::to_string(info.head_dim) +
-                       ", must be even (NeoX RoPE over the whole head)");
-    const int64_t value_length = count(file, "attention.value_length", info.head_dim, 4096);
-    if (value_length != info.head_dim)
-        fail(file, "key 'dflash.attention.value_length' is " + std::to_string(value_length) +
-                       ", expected the key_length " + std::to_string(info.head_dim));
-    info.n_ff = count(file, "feed_forward_length", std::nullopt, kMaxDim);
-    info.eps = positive_real(file, "attention.layer_norm_rms_epsilon", std::nullopt);
-    info.rope_base = positive_real(file, "rope.freq_base", 10000.0);
+    info.head_dim = count(file, "attention.key_length", info.n_head > 0 ? info.n_embd / info.n_head : 0, 4096, how);
+    if (checked) {
+        if (info.head_dim % 2 != 0)
+            fail(file, "key 'dflash.attention.key_length' is " + std::to_string(info.head_dim) +
+                           ", must be even (NeoX RoPE over the whole head)");
+        const int64_t value_length = count(file, "attention.value_length", info.head_dim, 4096, how);
+        if (value_length != info.head_dim)
+            fail(file, "key 'dflash.attention.value_length' is " + std::to_string(value_length) +
+                           ", expected the key_length " + std::to_string(info.head_dim));
+    }
+    info.n_ff = count(file, "feed_forward_length", std::nullopt, kMaxDim, how);
+    if (checked) {
+        info.eps = positive_real(file, "attention.layer_norm_rms_epsilon", std::nullopt);
+        info.rope_base = positive_real(file, "rope.freq_base", 10000.0);
+    }
     info.block_size = read_key(file, key_of("block_size"), [&] { return file.get_int(key_of("block_size"), 16); });
+    if (!checked) return;
 
     if (const gguf::Value* window = file.find(key_of("attention.sliding_window"))) {
         info.sliding_window = read_key(file, key_of("attention.sliding_window"), [&] { return window->as_int(); });
@@ -168,6 +177,14 @@ void check_tensors(const gguf::File& file, DFlashInfo& info, int64_t n_taps) {
 
 }  // namespace
 
+bool is_draft_architecture(std::string_view architecture) {
+    return architecture == "dflash" || architecture == "dflash-draft";
+}
+
+bool is_standalone_draft(const gguf::File& file) {
+    return is_draft_architecture(file.get_string("general.architecture", ""));
+}
+
 DFlashTarget dflash_target(const gguf::File& target) {
     const std::string arch(target.get_string("general.architecture"));
     const std::string p = arch + ".";
@@ -222,7 +239,7 @@ DFlashInfo read_dflash(const gguf::File& file, const std::string& prefix, const 
                        const DFlashWarning& warn) {
     DFlashInfo info;
     info.prefix = prefix;
-    read_hparams(file, info);
+    read_hparams(file, info, DFlashKeys::checked);
     if (info.n_embd != target.n_embd)
         fail(file, "dflash.embedding_length is " + std::to_string(info.n_embd) +
                        ", expected the target's embedding length " + std::to_string(target.n_embd));
@@ -255,23 +272,14 @@ DFlashInfo read_dflash(const gguf::File& file, const std::string& prefix, int64_
 
 std::optional<DFlashInfo> find_dflash(const gguf::File& target_or_drafted, const DFlashWarning& warn) {
     if (!is_drafted(target_or_drafted, warn)) return std::nullopt;
-    return read_dflash(target_or_drafted, std::string(kKeys), dflash_target(target_or_drafted), warn);
+    return read_dflash(target_or_drafted, std::string(kDraftPrefix), dflash_target(target_or_drafted), warn);
 }
 
-DFlashInfo peek_dflash(const gguf::File& file) {
+DFlashInfo read_dflash_keys(const gguf::File& file, DFlashKeys how) {
     DFlashInfo info;
-    const std::string_view arch = file.get_string("general.architecture", "");
-    info.prefix = arch == "dflash" || arch == "dflash-draft" ? "" : std::string(kKeys);
-    auto get = [&](std::string_view name, int64_t fallback) {
-        return read_key(file, key_of(name), [&] { return file.get_int(key_of(name), fallback); });
-    };
-    info.n_layer = get("block_count", 0);
-    info.n_embd = get("embedding_length", 0);
-    info.n_head = get("attention.head_count", 0);
-    info.n_head_kv = get("attention.head_count_kv", info.n_head);
-    info.head_dim = get("attention.key_length", info.n_head > 0 ? info.n_embd / info.n_head : 0);
-    info.n_ff = get("feed_forward_length", 0);
-    info.block_size = get("block_size", 16);
+    info.prefix = is_standalone_draft(file) ? "" : std::string(kDraftPrefix);
+    read_hparams(file, info, how);
+    if (how == DFlashKeys::checked) return info;
     if (file.has(key_of("target_layers"))) info.target_layers = read_target_layers(file);
     if (const std::optional<int64_t> mask = dflash_mask_token(file);
         mask && *mask >= 0 && *mask <= std::numeric_limits<int32_t>::max())

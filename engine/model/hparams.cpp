@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "model/architecture_registry.h"
+
 namespace ember::model {
 
 namespace {
@@ -82,7 +84,9 @@ void read_transformer_shape(const gguf::File& file, TransformerHParams& hp, Requ
                            file.get_int(p + "attention.key_length", hp.n_embd / hp.n_head), 1024);
     hp.head_dim_v = positive(file, p + "attention.value_length",
                              file.get_int(p + "attention.value_length", hp.head_dim), 1024);
-    const gguf::SlidingWindowLayout layout = gguf::read_sliding_window(file, hp.arch, hp.n_layer);
+    const ArchitectureEntry* entry = find_architecture(hp.arch);
+    const gguf::SlidingWindowLayout layout =
+        gguf::read_sliding_window(file, hp.arch, hp.n_layer, entry ? entry->sliding_window_period : 0);
     hp.sliding_window = layout.window;
     hp.local_layers = layout.local_layers;
 }

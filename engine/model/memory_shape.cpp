@@ -16,8 +16,10 @@ uint64_t draft_kv_bytes_per_position(const model::DFlashInfo& draft) {
 }
 
 uint64_t embedded_draft_kv_bytes_per_position(const gguf::File& file, RequiredKeys required) {
-    if (required == RequiredKeys::for_memory_shape)
-        return model::is_drafted(file) ? draft_kv_bytes_per_position(model::peek_dflash(file)) : 0;
+    if (required == RequiredKeys::for_memory_shape) {
+        if (!model::is_drafted(file)) return 0;
+        return draft_kv_bytes_per_position(model::read_dflash_keys(file, model::DFlashKeys::as_found));
+    }
     try {
         const std::optional<model::DFlashInfo> draft = model::find_dflash(file);
         return draft ? draft_kv_bytes_per_position(*draft) : 0;

@@ -81,13 +81,23 @@ TEST(EngineWorker, BadBackendFailsWithOneLine) {
     EXPECT_FALSE(error.contains(QLatin1Char('\n')));
 }
 
+// The app carries the engine's Speculation; it becomes a word only where QML or the stored JSON reads it.
+TEST(EngineTypes, SpeculationIsAWordOnlyForQml) {
+    EXPECT_EQ(speculationName(Speculation::none), QStringLiteral("none"));
+    EXPECT_EQ(speculationName(Speculation::mtp), QStringLiteral("mtp"));
+    EXPECT_EQ(speculationName(Speculation::dflash), QStringLiteral("dflash"));
+    TurnStats stats;
+    stats.speculation = Speculation::dflash;
+    EXPECT_EQ(stats.toVariantMap().value(QStringLiteral("speculation")), QStringLiteral("dflash"));
+}
+
 TEST(EngineWorker, ThinkingTurnStreamsReasoningThenAnswer) {
     Worker w;
     ASSERT_TRUE(w.load(1, QStringLiteral("scripted.gguf")));
     const ModelStatus status = w.loaded.last().at(0).value<ModelStatus>();
     EXPECT_TRUE(status.supportsThinking);
     EXPECT_TRUE(status.supportsPreserveThinking);
-    EXPECT_EQ(status.speculation, QStringLiteral("none"));
+    EXPECT_EQ(status.speculation, Speculation::none);
     EXPECT_TRUE(status.backend.startsWith(QStringLiteral("cpu"))) << status.backend.toStdString();
 
     QString reasoning, content;
@@ -115,6 +125,8 @@ TEST(EngineWorker, ThinkingTurnStreamsReasoningThenAnswer) {
     EXPECT_GT(o.stats.promptTokens, 0);
     EXPECT_GE(o.stats.timeToFirstTokenSeconds, 0);
     EXPECT_LT(o.stats.draftAcceptance, 0) << "no speculation, no acceptance figure";
+    EXPECT_EQ(o.stats.speculation, Speculation::none);
+    EXPECT_EQ(o.stats.toVariantMap().value(QStringLiteral("speculation")), QStringLiteral("none"));
     EXPECT_EQ(o.tokensAfterStop, -1);
     EXPECT_EQ(o.contextLength, 2048);
     EXPECT_EQ(o.contextUsed, o.stats.promptTokens + o.stats.generatedTokens);

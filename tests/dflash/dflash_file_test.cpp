@@ -98,8 +98,8 @@ TEST(DFlashFile, DraftedFixturesReadBack) {
         EXPECT_EQ(standalone.mask_token, info->mask_token);
         EXPECT_EQ(standalone.head_dim, info->head_dim);
         EXPECT_EQ(standalone.has_biases, info->has_biases);
-        // and peek_dflash, which checks nothing, sees the same keys
-        const DFlashInfo peek = model::peek_dflash(draft);
+        // and the keys read as found, which checks nothing, are the same
+        const DFlashInfo peek = model::read_dflash_keys(draft, model::DFlashKeys::as_found);
         EXPECT_EQ(peek.prefix, "");
         EXPECT_EQ(peek.target_layers, info->target_layers);
         EXPECT_EQ(peek.mask_token, info->mask_token);
@@ -152,6 +152,55 @@ TEST(DFlashFile, WarningCases) {
         EXPECT_NE(warnings[0].find(entry["warning"].get<std::string>()), std::string::npos) << warnings[0];
         EXPECT_TRUE(warnings[0].starts_with(file.name() + ": ")) << warnings[0];
     }
+}
+
+TEST(DFlashFile, BothArchitectureNamesMakeAStandaloneDraft) {
+    EXPECT_TRUE(model::is_draft_architecture("dflash"));
+    EXPECT_TRUE(model::is_draft_architecture("dflash-draft"));
+    EXPECT_FALSE(model::is_draft_architecture("qwen3"));
+    EXPECT_FALSE(model::is_draft_architecture(""));
+    EXPECT_FALSE(model::is_draft_architecture("dflash.draft"));
+
+    const gguf::File draft = gguf::File::open(dflash_dir() / "draft-qwen3.gguf");
+    ASSERT_EQ(draft.get_string("general.architecture"), "dflash");
+    EditedFile alias("draft-qwen3.gguf", {{"general.architecture", gguf::OwnedValue{std::string("dflash-draft")}}});
+    EditedFile nameless("draft-qwen3.gguf", {{"general.architecture", std::nullopt}});
+    EditedFile numbered("draft-qwen3.gguf", {{"general.architecture", gguf::OwnedValue{uint32_t{7}}}});
+    const gguf::File drafted = gguf::File::open(dflash_dir() / "qwen3-drafted.gguf");
+    EXPECT_TRUE(model::is_standalone_draft(draft));
+    EXPECT_TRUE(model::is_standalone_draft(alias.file));
+    EXPECT_FALSE(model::is_standalone_draft(nameless.file));
+    EXPECT_FALSE(model::is_standalone_draft(drafted));
+    EXPECT_EQ(error_of([&] { model::is_standalone_draft(numbered.file); }),
+              "edited.gguf: key 'general.architecture' has type u32, expected string");
+    // The keys' reader takes its prefix from the same rule.
+    EXPECT_EQ(model::read_dflash_keys(draft, model::DFlashKeys::as_found).prefix, "");
+    EXPECT_EQ(model::read_dflash_keys(alias.file, model::DFlashKeys::as_found).prefix, "");
+    EXPECT_EQ(model::read_dflash_keys(drafted, model::DFlashKeys::as_found).prefix, "dflash.");
+}
+
+// One reader of the keys: as found, a missing or out-of-range key is left as it is where the checked read fails.
+TEST(DFlashFile, KeysReadAsFoundOrChecked) {
+    const gguf::File drafted = gguf::File::open(dflash_dir() / "qwen3-drafted.gguf");
+    const DFlashInfo checked = model::read_dflash_keys(drafted, model::DFlashKeys::checked);
+    const DFlashInfo found = model::read_dflash_keys(drafted, model::DFlashKeys::as_found);
+    EXPECT_EQ(found.n_layer, checked.n_layer);
+    EXPECT_EQ(found.n_head_kv, checked.n_head_kv);
+    EXPECT_EQ(found.head_dim, checked.head_dim);
+    EXPECT_EQ(found.block_size, checked.block_size);
+    EXPECT_TRUE(checked.target_layers.empty()) << "the checked read leaves them to read_dflash";
+    EXPECT_FALSE(found.target_layers.empty());
+
+    using V = std::optional<gguf::OwnedValue>;
+    EditedFile broken("qwen3-drafted.gguf", {{"dflash.block_count", V{}}, {"dflash.embedding_length", V{uint32_t{0}}}});
+    const DFlashInfo as_found = model::read_dflash_keys(broken.file, model::DFlashKeys::as_found);
+    EXPECT_EQ(as_found.n_layer, 0);
+    EXPECT_EQ(as_found.n_embd, 0);
+    EXPECT_EQ(error_of([&] { model::read_dflash_keys(broken.file, model::DFlashKeys::checked); }),
+              "edited.gguf: missing key 'dflash.block_count'");
+    EditedFile mistyped("qwen3-drafted.gguf", {{"dflash.block_count", V{std::string("two")}}});
+    EXPECT_EQ(error_of([&] { model::read_dflash_keys(mistyped.file, model::DFlashKeys::as_found); }),
+              "edited.gguf: key 'dflash.block_count' has type string, expected an integer");
 }
 
 TEST(DFlashFile, AFalseMarkerMeansNotDrafted) {

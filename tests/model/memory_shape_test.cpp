@@ -95,4 +95,34 @@ TEST(ArchitectureRegistry, EverySupportedArchitectureLoadsAndHasAMemoryShape) {
     EXPECT_EQ(model::find_architecture("mamba2"), nullptr);
 }
 
+// Which architectures have sliding-window layers, and their period when a file gives no pattern, is the registry's:
+// the same keys make 10 of gemma3's 12 layers local, 6 of gpt-oss's, and none of llama's (which ignores them).
+TEST(ArchitectureRegistry, OwnsTheSlidingWindowPeriod) {
+    EXPECT_EQ(model::find_architecture("gemma3")->sliding_window_period, 6);
+    EXPECT_EQ(model::find_architecture("gpt-oss")->sliding_window_period, 2);
+    EXPECT_EQ(model::find_architecture("llama")->sliding_window_period, 0);
+    struct Case {
+        std::string arch;
+        uint64_t local_layers;
+        int64_t window;
+    };
+    for (const auto& [arch, local_layers, window] :
+         std::vector<Case>{{"gemma3", 10, 8}, {"gpt-oss", 6, 8}, {"llama", 0, 0}}) {
+        gguf::Writer w;
+        w.set("general.architecture", arch);
+        w.set(arch + ".block_count", uint32_t(12));
+        w.set(arch + ".embedding_length", uint32_t(64));
+        w.set(arch + ".attention.head_count", uint32_t(4));
+        w.set(arch + ".attention.sliding_window", uint32_t(8));
+        const auto bytes = w.to_bytes();
+        const gguf::File file = gguf::File::from_memory(bytes, arch + ".gguf");
+        const std::optional<MemoryShape> shape = read_memory_shape(file, RequiredKeys::for_memory_shape);
+        ASSERT_TRUE(shape) << arch;
+        const uint64_t layer_bytes = 4u * (16 + 16) * 2;
+        EXPECT_EQ(shape->sliding_window, window) << arch;
+        EXPECT_EQ(shape->kv_bytes_per_position, 12 * layer_bytes) << arch;
+        EXPECT_EQ(shape->sliding_kv_bytes_per_position, local_layers * layer_bytes) << arch;
+    }
+}
+
 }  // namespace

@@ -40,6 +40,7 @@ class EngineController : public QObject {
     // Why the GPU failed (device lost, out of memory) during a turn or a load; empty otherwise. The model is then
     // unloaded and reloadOnCpu() offers the way on.
     Q_PROPERTY(QString deviceFailure READ deviceFailure NOTIFY deviceFailureChanged)
+    // How answers are drafted, as the engine's word for it ("none", "mtp", "dflash": speculation_name).
     Q_PROPERTY(QString speculation READ speculation NOTIFY modelChanged)
     Q_PROPERTY(QStringList backendChoices READ backendChoices NOTIFY backendsChanged)  // make_backend names
     Q_PROPERTY(QStringList backendLabels READ backendLabels NOTIFY backendsChanged)    // for people
@@ -69,7 +70,7 @@ public:
     QString modelName() const { return m_status.name; }
     QString architecture() const { return m_status.architecture; }
     QString backendName() const;
-    QString speculation() const { return m_status.speculation; }
+    QString speculation() const { return speculationName(m_status.speculation); }
     QString deviceName() const { return m_status.device; }
     QString deviceReason() const { return m_status.deviceReason; }
     QString deviceNotice() const { return m_status.deviceNotice; }

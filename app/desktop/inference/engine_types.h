@@ -14,6 +14,9 @@
 
 namespace ember::desktop {
 
+// The engine's word for a speculation method ("none", "mtp", "dflash"), where the app hands it to QML or JSON.
+QString speculationName(Speculation method);
+
 // What the GUI shows about the loaded model.
 struct ModelStatus {
     QString path;
@@ -24,7 +27,7 @@ struct ModelStatus {
     QString placement;           // "cpu", "gpu" or "gpu + host experts"
     QString deviceReason;        // why that device (one line)
     QString deviceNotice;        // for the user, when the model could not go wholly on the GPU
-    QString speculation;         // "none", "mtp" or "dflash": how answers are drafted
+    Speculation speculation = Speculation::none;  // how answers are drafted
     qint64 contextLength = 0;    // the session's positions
     qint64 trainedContext = 0;   // the model's training context
     quint64 parameterCount = 0;
@@ -66,12 +69,12 @@ struct TurnStats {
     double decodeSeconds = 0;
     double timeToFirstTokenSeconds = -1;  // from the start of the turn to its first streamed text
     double tokensPerSecond = 0;           // decode speed
-    QString speculation;                  // "none", "mtp" or "dflash"
+    Speculation speculation = Speculation::none;
     double draftAcceptance = -1;          // accepted / proposed draft tokens; < 0 without speculative decoding
     double meanAcceptedLength = 0;        // tokens committed per draft-and-verify step
 
+    // For QML and the stored message (its JSON): the speculation method as its word (speculation_name).
     QVariantMap toVariantMap() const;
-    static TurnStats fromVariantMap(const QVariantMap& map);
 };
 
 struct TurnOutcome {

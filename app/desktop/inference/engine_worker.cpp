@@ -150,7 +150,7 @@ void EngineWorker::loadModel(quint64 loadId, const QString& path, int threads, q
     s.deviceReason = qs(device.reason);
     s.deviceNotice = qs(device.notice);
     qCInfo(lcEngine) << "device:" << device.backend.c_str() << "-" << device.reason.c_str();
-    s.speculation = qs(std::string(speculation_name(m_model->speculation())));
+    s.speculation = m_model->speculation();
     s.contextLength = m_session->n_ctx();
     s.trainedContext = info.n_ctx_train;
     s.parameterCount = info.n_params;
@@ -299,7 +299,7 @@ void EngineWorker::runTurn(const TurnRequest& request) {
     outcome.stats.prefillSeconds = g.prefill_seconds;
     outcome.stats.decodeSeconds = g.decode_seconds;
     outcome.stats.tokensPerSecond = g.decode_tokens_per_second();
-    outcome.stats.speculation = qs(std::string(speculation_name(g.speculation)));
+    outcome.stats.speculation = g.speculation;
     if (g.speculation != Speculation::none && g.drafted_tokens > 0) {
         outcome.stats.draftAcceptance = g.acceptance_rate();
         outcome.stats.meanAcceptedLength = g.mean_accepted_length();

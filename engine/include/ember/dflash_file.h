@@ -43,6 +43,16 @@ struct DFlashTarget {
     int64_t n_vocab = 0;  // entries of tokenizer.ggml.tokens (token_embd.weight rows when absent)
 };
 
+// The prefix of a drafted file's draft keys and tensors (§2): dflash.block_count, dflash.fc.weight, ...
+inline constexpr std::string_view kDraftPrefix = "dflash.";
+
+// The one rule for a standalone draft (§1, §7.1 step 2): general.architecture is "dflash", or the alias
+// "dflash-draft" that readers also accept.
+bool is_draft_architecture(std::string_view architecture);
+// The same rule, read from a file: no general.architecture means no draft; one that is not a string throws like
+// gguf::File::get_string.
+bool is_standalone_draft(const gguf::File& file);
+
 // The target part of a file: `<arch>.embedding_length`, the trunk layers and the vocabulary size.
 DFlashTarget dflash_target(const gguf::File& target);
 
@@ -62,9 +72,21 @@ DFlashInfo read_dflash(const gguf::File& file, const std::string& prefix, int64_
 // carries none. Throws like read_dflash.
 std::optional<DFlashInfo> find_dflash(const gguf::File& target_or_drafted, const DFlashWarning& warn = {});
 
-// The dflash.* keys alone (no target, no tensors): for showing a draft, e.g. a standalone one. Unset fields stay
-// 0 / empty / -1; never throws for a missing key, only for a key of the wrong type.
-DFlashInfo peek_dflash(const gguf::File& file);
+// How the one reader of the dflash.* keys treats them.
+enum class DFlashKeys {
+    // The first step of read_dflash: every required key present, each value in range, the head shapes consistent;
+    // throws "<file>: key 'dflash.x' ..." on the first problem. target_layers and the mask id are left to read_dflash,
+    // which checks them against the target.
+    checked,
+    // For showing a draft that may be broken or has no target at hand: a missing key leaves its field 0 / empty /
+    // -1 and nothing is range-checked; only the shape keys are read (not the epsilon, RoPE base or sliding window),
+    // and target_layers and the mask id when present. Never throws for a missing key, only for a key of the wrong
+    // type.
+    as_found,
+};
+
+// The dflash.* keys alone (no target, no tensors), e.g. of a standalone draft; prefix by is_standalone_draft.
+DFlashInfo read_dflash_keys(const gguf::File& file, DFlashKeys how);
 
 // The mask id a file names (§5 steps 1, 2, 5): dflash.mask_token_id, else tokenizer.ggml.mask_token_id; nullopt
 // when neither is there. Throws for a value that is not an integer in [0, 2^31).

@@ -213,13 +213,18 @@ struct Capabilities {
 
 Capabilities describe(const File& file);
 
-// Sliding-window attention (Gemma 3's local layers): the window and, per layer, whether the layer uses it. window 0
-// and no layers for files without one. Throws ember::Error naming the file and key on an impossible layout.
+// Sliding-window attention (Gemma 3's local layers): the window and, per layer, whether the layer uses it, from
+// <arch>.attention.sliding_window and sliding_window_pattern. window 0 and no layers for files without one, and for
+// an architecture without sliding windows (default_period 0: its keys are not read). default_period N, for a file
+// that gives no pattern, makes layer i local unless i % N == N - 1; which architectures have sliding windows, and
+// their N, is the architecture registry's to say. Throws ember::Error naming the file and key on an impossible
+// layout.
 struct SlidingWindowLayout {
     int64_t window = 0;
     std::vector<bool> local_layers;
 };
-SlidingWindowLayout read_sliding_window(const File& file, const std::string& arch, int64_t n_layer);
+SlidingWindowLayout read_sliding_window(const File& file, const std::string& arch, int64_t n_layer,
+                                        int64_t default_period);
 // The most tokens one forward pass of the engine's transformers takes (model/hparams.h uses it), which a
 // sliding-window cache keeps room for.
 inline constexpr int64_t kTransformerMaxBatch = 512;
