@@ -121,6 +121,14 @@ void matvec_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts
 size_t expert_group_bytes(int64_t n_experts, int64_t slots);
 void matmul_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot,
                             const int32_t* ids, int64_t tokens, int k, const Rows& out, void* scratch);
+// Gate and up of one shape with their activation, out = act(gate . x, up . x): one tensor-core pass for both where
+// the device has one (block-quantized weights), else the two tiled products into out and up_scratch and
+// gated_activation. Dense, and grouped by expert as matmul_experts_grouped.
+void matmul_gated_tiled(const Launch& l, Gated act, const Weights& gate, const Weights& up, const Rows& x,
+                        const Rows& up_scratch, const Rows& out);
+void matmul_experts_gated_grouped(const Launch& l, Gated act, const Weights& gate, const Weights& up,
+                                  int64_t n_experts, const Rows& x, bool x_per_slot, const int32_t* ids,
+                                  int64_t tokens, int k, const Rows& up_scratch, const Rows& out, void* scratch);
 
 // --- rows and elementwise ----------------------------------------------------------------------------------------
 // out[i] = table[ids[i]] as F32 (ids checked by the caller).

@@ -165,20 +165,38 @@ __device__ __forceinline__ float float_at(const uint8_t* row, int64_t k, int64_t
         return gpu::bf16_to_float(reinterpret_cast<const uint16_t*>(row)[k]);
 }
 
+// One tiled product's operands. Gated: w and w_up are the gate and up matrices of one shape and type, and the block
+// writes act(w . x, w_up . x) (no bias).
+struct MmaArgs {
+    const uint8_t* w = nullptr;
+    const uint8_t* w_up = nullptr;
+    size_t row_stride = 0;
+    int64_t rows = 0, cols = 0;
+    const float* x = nullptr;
+    int64_t x_stride = 0;
+    bool x_per_slot = false;
+    int k = 1;
+    ExpertGroups groups;
+    int64_t tokens = 0;
+    float* out = nullptr;
+    int64_t out_stride = 0;
+    const float* bias = nullptr;
+    Gated act = Gated::silu;
+};
+
 // The block's tokens: load_token_tile (expert_tiles.cuh). Shared rows hold kLeadWords words: 64 inputs as f16
 // pairs (block types) or 32 floats (float types), then 4 words of padding so that fragment loads hit 32 distinct
-// banks.
-template <int T, int BN>
-__global__ __launch_bounds__(kThreads, 2) void mma_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t cols,
-                                                       const float* x, int64_t x_stride, bool x_per_slot, int k,
-                                                       ExpertGroups groups, int64_t tokens, float* out,
-                                                       int64_t out_stride, const float* bias) {
+// banks. GATED (block types only) keeps a tile of each matrix and multiplies both by the same activations.
+template <int T, int BN, bool GATED>
+__global__ __launch_bounds__(kThreads, 2) void mma_kernel(MmaArgs a) {
     constexpr bool kHalves = block_type(T);
+    static_assert(kHalves || !GATED, "gated tiles take block-quantized weights");
+    constexpr int kMats = GATED ? 2 : 1;
     constexpr int kStep = kHalves ? 64 : 32;  // inputs per shared-memory step
     constexpr int kWarpsN = BN >= 32 ? 2 : 1, kWarpsM = 8 / kWarpsN;
     constexpr int kWarpRows = kRows / kWarpsM, kWarpCols = BN / kWarpsN;
     constexpr int MT = kWarpRows / 16, NT = kWarpCols / 8;
-    __shared__ __align__(16) uint32_t ws[kRows][kLeadWords];
+    __shared__ __align__(16) uint32_t ws[kMats][kRows][kLeadWords];
     __shared__ __align__(16) uint32_t xs[BN][kLeadWords];
     __shared__ int64_t x_row[BN];
     __shared__ int64_t out_row[BN];
@@ -187,86 +205,85 @@ __global__ __launch_bounds__(kThreads, 2) void mma_kernel(const uint8_t* w, size
     const int wm = warp / kWarpsN, wn = warp % kWarpsN;
     const int g = lane >> 2, t = lane & 3;
     const int64_t m0 = static_cast<int64_t>(blockIdx.x) * kRows;
+    const int64_t rows = a.rows, cols = a.cols;
     int expert = 0;
-    const int n = load_token_tile<BN>(groups, tokens, x_per_slot, k, x_row, out_row, expert);
+    const int n = load_token_tile<BN>(a.groups, a.tokens, a.x_per_slot, a.k, x_row, out_row, expert);
     if (n <= 0) return;
-    const uint8_t* wbase = w + static_cast<size_t>(expert) * static_cast<size_t>(rows) * row_stride;
+    const size_t expert_offset = static_cast<size_t>(expert) * static_cast<size_t>(rows) * a.row_stride;
     const int64_t steps = (cols + kStep - 1) / kStep;
-    // Each thread fetches one weight block (row tid % 128, half tid / 128 of the step) and kXWords activation words
-    // of a step into registers; the next step's fetch is issued before this step's products, so its loads are in
-    // flight while the tensor cores work.
+    // Each thread fetches one weight block of each matrix (row tid % 128, half tid / 128 of the step) and kXWords
+    // activation words of a step into registers; the next step's fetch is issued before this step's products, so
+    // its loads are in flight while the tensor cores work.
     constexpr int kXWords = BN * 32 / kThreads;
     const int wr_row = tid % kRows, wr_part = tid / kRows;
     const bool row_ok = m0 + wr_row < rows;
-    const uint8_t* wr_ptr = wbase + (m0 + wr_row) * row_stride;
-    RawWeights<T> raw;
+    const uint8_t* wr_ptr[kMats];
+    wr_ptr[0] = a.w + expert_offset + (m0 + wr_row) * a.row_stride;
+    if constexpr (GATED) wr_ptr[kMats - 1] = a.w_up + expert_offset + (m0 + wr_row) * a.row_stride;
+    RawWeights<T> raw[kMats];
     float2 xa[kXWords];
     __syncthreads();  // x_row from load_token_tile
     const auto fetch = [&](int64_t step) {
         const int64_t k0 = step * kStep;
-        if constexpr (kHalves) {
-            const int64_t c = k0 / 32 + wr_part;
-            if (row_ok && 32 * c < cols) {
-                fetch32<T>(wr_ptr, c, raw);
+#pragma unroll
+        for (int u = 0; u < kMats; ++u) {
+            if constexpr (kHalves) {
+                const int64_t c = k0 / 32 + wr_part;
+                if (row_ok && 32 * c < cols) {
+                    fetch32<T>(wr_ptr[u], c, raw[u]);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < static_cast<int>(sizeof(raw[u].h) / 4); ++i) raw[u].h[i] = 0u;
+                    if constexpr (kNibbleHalves<T>) raw[u].h[4] = 0xffffffffu;  // marks a block past the end
+                }
             } else {
 #pragma unroll
-                for (int i = 0; i < static_cast<int>(sizeof(raw.h) / 4); ++i) raw.h[i] = 0u;
-                if constexpr (kNibbleHalves<T>) raw.h[4] = 0xffffffffu;  // marks a block past the end
+                for (int i = 0; i < 16; ++i)
+                    raw[u].h[i] = row_ok ? __float_as_uint(float_at<T>(wr_ptr[u], k0 + 16 * wr_part + i, cols)) : 0u;
             }
-        } else {
-#pragma unroll
-            for (int i = 0; i < 16; ++i)
-                raw.h[i] = row_ok ? __float_as_uint(float_at<T>(wr_ptr, k0 + 16 * wr_part + i, cols)) : 0u;
         }
 #pragma unroll
         for (int i = 0; i < kXWords; ++i) {
             const int e = tid + i * kThreads, row = e / 32, word = e % 32;
             const int64_t xr = x_row[row];
+            const float* xp = a.x + xr * a.x_stride;
             if constexpr (kHalves) {
                 const int64_t col = k0 + 2 * word;
-                xa[i] = xr >= 0 && col < cols ? make_float2(x[xr * x_stride + col], x[xr * x_stride + col + 1])
-                                              : make_float2(0.0f, 0.0f);
+                xa[i] = xr >= 0 && col < cols ? make_float2(xp[col], xp[col + 1]) : make_float2(0.0f, 0.0f);
             } else {
                 const int64_t col = k0 + word;
-                xa[i].x = xr >= 0 && col < cols ? x[xr * x_stride + col] : 0.0f;
+                xa[i].x = xr >= 0 && col < cols ? xp[col] : 0.0f;
             }
         }
     };
     fetch(0);
-    float acc[MT][NT][4] = {};
+    float acc[kMats][MT][NT][4] = {};
     for (int64_t step = 0; step < steps; ++step) {
         __syncthreads();  // the previous step's products are done with the shared tiles
-        {
+#pragma unroll
+        for (int u = 0; u < kMats; ++u) {
             uint32_t v[16];
-            decode32_half<T>(raw, v);
+            decode32_half<T>(raw[u], v);
             if constexpr (kNibbleHalves<T>) {
-                if (raw.h[4] == 0xffffffffu)
+                if (raw[u].h[4] == 0xffffffffu)
 #pragma unroll
                     for (int i = 0; i < 16; ++i) v[i] = 0u;
             }
-            uint4* dst = reinterpret_cast<uint4*>(&ws[wr_row][16 * wr_part]);
+            uint4* dst = reinterpret_cast<uint4*>(&ws[u][wr_row][16 * wr_part]);
 #pragma unroll
             for (int q = 0; q < 4; ++q) dst[q] = make_uint4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+        }
 #pragma unroll
-            for (int i = 0; i < kXWords; ++i) {
-                const int e = tid + i * kThreads;
-                xs[e / 32][e % 32] = kHalves ? pack_half2(xa[i].x, xa[i].y) : __float_as_uint(xa[i].x);
-            }
+        for (int i = 0; i < kXWords; ++i) {
+            const int e = tid + i * kThreads;
+            xs[e / 32][e % 32] = kHalves ? pack_half2(xa[i].x, xa[i].y) : __float_as_uint(xa[i].x);
         }
         __syncthreads();
         if (step + 1 < steps) fetch(step + 1);
         if constexpr (kHalves) {
 #pragma unroll
             for (int ks = 0; ks < 32; ks += 8) {  // in words: 16 inputs per product
-                uint32_t a[MT][4], b[NT][2];
-#pragma unroll
-                for (int mt = 0; mt < MT; ++mt) {
-                    const int r = wm * kWarpRows + mt * 16 + g;
-                    a[mt][0] = ws[r][ks + t];
-                    a[mt][1] = ws[r + 8][ks + t];
-                    a[mt][2] = ws[r][ks + 4 + t];
-                    a[mt][3] = ws[r + 8][ks + 4 + t];
-                }
+                uint32_t b[NT][2];
 #pragma unroll
                 for (int nt = 0; nt < NT; ++nt) {
                     const int col = wn * kWarpCols + nt * 8 + g;
@@ -274,9 +291,21 @@ __global__ __launch_bounds__(kThreads, 2) void mma_kernel(const uint8_t* w, size
                     b[nt][1] = xs[col][ks + 4 + t];
                 }
 #pragma unroll
-                for (int mt = 0; mt < MT; ++mt)
+                for (int u = 0; u < kMats; ++u) {
+                    uint32_t fa[MT][4];
 #pragma unroll
-                    for (int nt = 0; nt < NT; ++nt) mma_16x8x16(acc[mt][nt], a[mt], b[nt]);
+                    for (int mt = 0; mt < MT; ++mt) {
+                        const int r = wm * kWarpRows + mt * 16 + g;
+                        fa[mt][0] = ws[u][r][ks + t];
+                        fa[mt][1] = ws[u][r + 8][ks + t];
+                        fa[mt][2] = ws[u][r][ks + 4 + t];
+                        fa[mt][3] = ws[u][r + 8][ks + 4 + t];
+                    }
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                        for (int nt = 0; nt < NT; ++nt) mma_16x8x16(acc[u][mt][nt], fa[mt], b[nt]);
+                }
             }
         } else {
             // The tensor cores' own accumulation drops low bits: each step's 32 inputs are summed there from
@@ -288,10 +317,10 @@ __global__ __launch_bounds__(kThreads, 2) void mma_kernel(const uint8_t* w, size
 #pragma unroll
                 for (int mt = 0; mt < MT; ++mt) {
                     const int r = wm * kWarpRows + mt * 16 + g;
-                    split_tf32(ws[r][ks + t], a_big[mt][0], a_small[mt][0]);
-                    split_tf32(ws[r + 8][ks + t], a_big[mt][1], a_small[mt][1]);
-                    split_tf32(ws[r][ks + 4 + t], a_big[mt][2], a_small[mt][2]);
-                    split_tf32(ws[r + 8][ks + 4 + t], a_big[mt][3], a_small[mt][3]);
+                    split_tf32(ws[0][r][ks + t], a_big[mt][0], a_small[mt][0]);
+                    split_tf32(ws[0][r + 8][ks + t], a_big[mt][1], a_small[mt][1]);
+                    split_tf32(ws[0][r][ks + 4 + t], a_big[mt][2], a_small[mt][2]);
+                    split_tf32(ws[0][r + 8][ks + 4 + t], a_big[mt][3], a_small[mt][3]);
                 }
 #pragma unroll
                 for (int nt = 0; nt < NT; ++nt) {
@@ -313,7 +342,7 @@ __global__ __launch_bounds__(kThreads, 2) void mma_kernel(const uint8_t* w, size
 #pragma unroll
                 for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
-                    for (int i = 0; i < 4; ++i) acc[mt][nt][i] += part[mt][nt][i];
+                    for (int i = 0; i < 4; ++i) acc[0][mt][nt][i] += part[mt][nt][i];
         }
     }
 #pragma unroll
@@ -324,7 +353,12 @@ __global__ __launch_bounds__(kThreads, 2) void mma_kernel(const uint8_t* w, size
             for (int i = 0; i < 4; ++i) {
                 const int col = wn * kWarpCols + nt * 8 + 2 * t + (i & 1);
                 const int64_t r = m0 + wm * kWarpRows + mt * 16 + g + (i >= 2 ? 8 : 0);
-                if (col < n && r < rows) out[out_row[col] * out_stride + r] = acc[mt][nt][i] + (bias ? bias[r] : 0.0f);
+                if (col >= n || r >= rows) continue;
+                float* o = a.out + out_row[col] * a.out_stride + r;
+                if constexpr (GATED)
+                    *o = gated(a.act, acc[0][mt][nt][i], acc[kMats - 1][mt][nt][i]);
+                else
+                    *o = acc[0][mt][nt][i] + (a.bias ? a.bias[r] : 0.0f);
             }
 }
 
@@ -337,7 +371,7 @@ bool mma_available(const Launch& l, uint32_t type) {
     // The device has tensor cores, and the kernels were built for them: code JIT-compiled from older PTX (the
     // portable compute_75 part of a default build, on a newer GPU) holds only the trap.
     static const bool built_for_them =
-        gpu::kernel_ptx_version(reinterpret_cast<const void*>(&mma_kernel<kQ4_0, 64>)) >= 80;
+        gpu::kernel_ptx_version(reinterpret_cast<const void*>(&mma_kernel<kQ4_0, 64, false>)) >= 80;
     return l.matrix_cores && built_for_them && weight_type_supported(type);
 #else
     (void)l;
@@ -346,29 +380,103 @@ bool mma_available(const Launch& l, uint32_t type) {
 #endif
 }
 
+bool mma_gated_available(const Launch& l, const Weights& gate, const Weights& up) {
+#if defined(EMBER_GPU_CUDA)
+    return gate.type == up.type && gate.rows == up.rows && gate.cols == up.cols && gate.row_stride == up.row_stride &&
+           block_type(gate.type) && mma_available(l, gate.type);
+#else
+    (void)l, (void)gate, (void)up;
+    return false;
+#endif
+}
+
+#if defined(EMBER_GPU_CUDA)
+namespace {
+
+// Launches mma_kernel<T, BN, GATED> for w's type, BN one of 64, 32, 16 (GATED: 32 or 16).
+template <bool GATED>
+void launch_mma(const Launch& l, uint32_t type, int bn, dim3 grid, const MmaArgs& a) {
+    dispatch_weight_type(type, [&]<int T>() {
+        if constexpr (GATED && !block_type(T)) {
+            return;  // mma_gated_available keeps float weights off this path
+        } else {
+            if (bn == 64 && !GATED)
+                mma_kernel<T, 64, false><<<grid, kThreads, 0, l.stream>>>(a);
+            else if (bn >= 32)
+                mma_kernel<T, 32, GATED><<<grid, kThreads, 0, l.stream>>>(a);
+            else
+                mma_kernel<T, 16, GATED><<<grid, kThreads, 0, l.stream>>>(a);
+        }
+    });
+}
+
+// The widest token tiles (at most max_bn) that still give every multiprocessor a block: few weight rows (gates,
+// small projections) or few tokens take narrower tiles, which decode the weights more often but run in parallel.
+int dense_tile_tokens(const Launch& l, int64_t rows, int64_t tokens, int max_bn) {
+    const int64_t row_blocks = (rows + kRows - 1) / kRows;
+    int bn = max_bn;
+    while (bn > 16 && row_blocks * ((tokens + bn - 1) / bn) < l.multiprocessors) bn /= 2;
+    return bn;
+}
+
+MmaArgs dense_args(const Weights& w, const Rows& x, const Rows& out) {
+    MmaArgs a;
+    a.w = w.data;
+    a.row_stride = w.row_stride;
+    a.rows = w.rows;
+    a.cols = w.cols;
+    a.x = x.data;
+    a.x_stride = x.stride;
+    a.tokens = x.rows;
+    a.out = out.data;
+    a.out_stride = out.stride;
+    return a;
+}
+
+MmaArgs expert_args(const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot, int k,
+                    const ExpertGroups& groups, int64_t slots, const Rows& out) {
+    MmaArgs a = dense_args(w, x, out);
+    a.rows = w.rows / n_experts;
+    a.x_per_slot = x_per_slot;
+    a.k = k;
+    a.groups = groups;
+    a.tokens = slots;
+    return a;
+}
+
+dim3 expert_grid(int64_t rows, int64_t slots, int64_t n_experts, int bn) {
+    // Blocks past the tile count that the grouping found return at once.
+    return dim3(static_cast<unsigned>((rows + kRows - 1) / kRows),
+                static_cast<unsigned>(max_expert_tiles(slots, n_experts, bn)));
+}
+
+}  // namespace
+#endif
+
 void matmul_mma(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias) {
 #if defined(EMBER_GPU_CUDA)
-    // The widest token tiles that still give every multiprocessor a block: few weight rows (gates, small
-    // projections) or few tokens take narrower tiles, which decode the weights more often but run in parallel.
-    const int64_t row_blocks = (w.rows + kRows - 1) / kRows;
-    int bn = 64;
-    while (bn > 16 && row_blocks * ((x.rows + bn - 1) / bn) < l.multiprocessors) bn /= 2;
-    const dim3 grid(static_cast<unsigned>(row_blocks), static_cast<unsigned>((x.rows + bn - 1) / bn));
-    dispatch_weight_type(w.type, [&]<int T>() {
-        const auto launch = [&]<int BN>() {
-            mma_kernel<T, BN><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, w.rows, w.cols, x.data, x.stride,
-                                                               false, 1, ExpertGroups{}, x.rows, out.data, out.stride,
-                                                               bias);
-        };
-        if (bn == 64)
-            launch.template operator()<64>();
-        else if (bn == 32)
-            launch.template operator()<32>();
-        else
-            launch.template operator()<16>();
-    });
+    const int bn = dense_tile_tokens(l, w.rows, x.rows, 64);
+    MmaArgs a = dense_args(w, x, out);
+    a.bias = bias;
+    const dim3 grid(static_cast<unsigned>((w.rows + kRows - 1) / kRows), static_cast<unsigned>((x.rows + bn - 1) / bn));
+    launch_mma<false>(l, w.type, bn, grid, a);
 #else
     (void)l, (void)w, (void)x, (void)out, (void)bias;
+#endif
+}
+
+void matmul_gated_mma(const Launch& l, Gated act, const Weights& gate, const Weights& up, const Rows& x,
+                      const Rows& out) {
+#if defined(EMBER_GPU_CUDA)
+    const int bn = dense_tile_tokens(l, gate.rows, x.rows, 32);
+    MmaArgs a = dense_args(gate, x, out);
+    a.w_up = up.data;
+    a.act = act;
+    const dim3 grid(static_cast<unsigned>((gate.rows + kRows - 1) / kRows),
+                    static_cast<unsigned>((x.rows + bn - 1) / bn));
+    launch_mma<true>(l, gate.type, bn, grid, a);
+#else
+    (void)l, (void)act, (void)gate, (void)up, (void)x, (void)out;
 #endif
 }
 
@@ -380,23 +488,25 @@ int experts_mma_tile_slots(int64_t slots, int64_t n_experts) {
 void matmul_experts_mma(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot, int k,
                         const ExpertGroups& groups, int64_t slots, const Rows& out) {
 #if defined(EMBER_GPU_CUDA)
-    const int64_t rows = w.rows / n_experts;
     const int bn = experts_mma_tile_slots(slots, n_experts);
-    // Blocks past the tile count that the grouping found return at once.
-    const dim3 grid(static_cast<unsigned>((rows + kRows - 1) / kRows),
-                    static_cast<unsigned>(max_expert_tiles(slots, n_experts, bn)));
-    dispatch_weight_type(w.type, [&]<int T>() {
-        if (bn == 64)
-            mma_kernel<T, 64><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, rows, w.cols, x.data, x.stride,
-                                                               x_per_slot, k, groups, slots, out.data, out.stride,
-                                                               nullptr);
-        else
-            mma_kernel<T, 32><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, rows, w.cols, x.data, x.stride,
-                                                               x_per_slot, k, groups, slots, out.data, out.stride,
-                                                               nullptr);
-    });
+    const MmaArgs a = expert_args(w, n_experts, x, x_per_slot, k, groups, slots, out);
+    launch_mma<false>(l, w.type, bn, expert_grid(a.rows, slots, n_experts, bn), a);
 #else
     (void)l, (void)w, (void)n_experts, (void)x, (void)x_per_slot, (void)k, (void)groups, (void)slots, (void)out;
+#endif
+}
+
+void matmul_experts_gated_mma(const Launch& l, Gated act, const Weights& gate, const Weights& up, int64_t n_experts,
+                              const Rows& x, bool x_per_slot, int k, const ExpertGroups& groups, int64_t slots,
+                              const Rows& out) {
+#if defined(EMBER_GPU_CUDA)
+    MmaArgs a = expert_args(gate, n_experts, x, x_per_slot, k, groups, slots, out);
+    a.w_up = up.data;
+    a.act = act;
+    launch_mma<true>(l, gate.type, kGatedMmaTileSlots, expert_grid(a.rows, slots, n_experts, kGatedMmaTileSlots), a);
+#else
+    (void)l, (void)act, (void)gate, (void)up, (void)n_experts, (void)x, (void)x_per_slot, (void)k, (void)groups,
+        (void)slots, (void)out;
 #endif
 }
 

@@ -17,5 +17,14 @@ void matmul_mma(const Launch& l, const Weights& w, const Rows& x, const Rows& ou
 int experts_mma_tile_slots(int64_t slots, int64_t n_experts);
 void matmul_experts_mma(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot, int k,
                         const ExpertGroups& groups, int64_t slots, const Rows& out);
+// Gate and up of one shape and block-quantized type in one pass: out = act(gate . x, up . x), the two products summed
+// as matmul_mma / matmul_experts_mma sum them. The grouped form takes tiles of kGatedMmaTileSlots slots.
+inline constexpr int kGatedMmaTileSlots = 32;
+bool mma_gated_available(const Launch& l, const Weights& gate, const Weights& up);
+void matmul_gated_mma(const Launch& l, Gated act, const Weights& gate, const Weights& up, const Rows& x,
+                      const Rows& out);
+void matmul_experts_gated_mma(const Launch& l, Gated act, const Weights& gate, const Weights& up, int64_t n_experts,
+                              const Rows& x, bool x_per_slot, int k, const ExpertGroups& groups, int64_t slots,
+                              const Rows& out);
 
 }  // namespace ember::gpu_kernels

@@ -211,4 +211,25 @@ void matmul_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts
     });
 }
 
+void matmul_gated_tiled(const Launch& l, Gated act, const Weights& gate, const Weights& up, const Rows& x,
+                        const Rows& up_scratch, const Rows& out) {
+    if (mma_gated_available(l, gate, up)) return matmul_gated_mma(l, act, gate, up, x, out);
+    matmul_tiled(l, gate, x, out, nullptr);
+    matmul_tiled(l, up, x, up_scratch, nullptr);
+    gated_activation(l, act, out, up_scratch, out);
+}
+
+void matmul_experts_gated_grouped(const Launch& l, Gated act, const Weights& gate, const Weights& up,
+                                  int64_t n_experts, const Rows& x, bool x_per_slot, const int32_t* ids,
+                                  int64_t tokens, int k, const Rows& up_scratch, const Rows& out, void* scratch) {
+    if (!mma_gated_available(l, gate, up)) {
+        matmul_experts_grouped(l, gate, n_experts, x, x_per_slot, ids, tokens, k, out, scratch);
+        matmul_experts_grouped(l, up, n_experts, x, x_per_slot, ids, tokens, k, up_scratch, scratch);
+        return gated_activation(l, act, out, up_scratch, out);
+    }
+    const int64_t slots = tokens * k;
+    const ExpertGroups groups = group_expert_slots(l, ids, slots, n_experts, kGatedMmaTileSlots, scratch, out);
+    matmul_experts_gated_mma(l, act, gate, up, n_experts, x, x_per_slot, k, groups, slots, out);
+}
+
 }  // namespace ember::gpu_kernels

@@ -319,10 +319,14 @@ void GpuBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const Ten
 
 namespace {
 
-// Gate and up of one integer type and shape, so that one kernel walks both.
+// Gate and up of one type and shape, so that one kernel walks both.
+bool same_shape(const gk::Weights& g, const gk::Weights& u) {
+    return g.type == u.type && g.rows == u.rows && g.cols == u.cols && g.row_stride == u.row_stride;
+}
+
+// The same, of an integer type, for the integer mat x vec.
 bool integer_pair(const gk::Weights& g, const gk::Weights& u) {
-    return gk::has_integer_matvec(g.type) && g.type == u.type && g.rows == u.rows && g.cols == u.cols &&
-           g.row_stride == u.row_stride && g.cols % 32 == 0;
+    return gk::has_integer_matvec(g.type) && same_shape(g, u) && g.cols % 32 == 0;
 }
 
 }  // namespace
@@ -330,6 +334,17 @@ bool integer_pair(const gk::Weights& g, const gk::Weights& u) {
 void GpuBackend::do_matmul_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, const Tensor& x,
                                  const Tensor& up_scratch, const Tensor& out) {
     const gk::Weights gv = weights_of(w_gate, "matmul_gated gate weights"), uv = weights_of(w_up, "matmul_gated up weights");
+    if (x.rows > gk::max_matvec_tokens(gv.type, gv.cols) && same_shape(gv, uv)) {
+        // Tiles: gate and up in one tensor-core pass where the device has one.
+        const gk::Rows xv = f32_rows(x, "matmul_gated input"), ov = f32_rows(out, "matmul_gated output"),
+                       sv = f32_rows(up_scratch, "matmul_gated scratch");
+        counters_.weight_bytes += static_cast<uint64_t>(w_gate.rows) * w_gate.row_stride * 2;
+        if (overlaps(sv, quantized_)) quantized_ = {};
+        const gk::Gated a = gated_of(act);
+        record_product(gv, ov, launch_key("matmul_gated_tiled", a, gv, uv, xv, sv, ov),
+                       [=](const gk::Launch& l, const std::byte*) { gk::matmul_gated_tiled(l, a, gv, uv, xv, sv, ov); });
+        return;
+    }
     if (!integer_pair(gv, uv) || x.rows > gk::max_matvec_tokens(gv.type, gv.cols))
         return Backend::do_matmul_gated(act, w_gate, w_up, x, up_scratch, out);
     const gk::Rows xv = f32_rows(x, "matmul_gated input"), ov = f32_rows(out, "matmul_gated output");
@@ -350,6 +365,31 @@ void GpuBackend::do_matmul_experts_gated(Activation act, const Tensor& w_gate, c
     const gk::Weights gv = weights_of(w_gate, "matmul_experts_gated gate weights"),
                       uv = weights_of(w_up, "matmul_experts_gated up weights");
     const int64_t tokens = ids.rows;
+    const bool integer = gk::has_integer_matvec(gv.type);
+    if (tokens > (integer ? gk::kMaxIntegerMatvecTokens : kPerSlotFloatExpertTokens) && same_shape(gv, uv) &&
+        w_gate.cols % 32 == 0) {
+        // The grouped tiles of matmul_experts: gate and up in one tensor-core pass where the device has one.
+        const int k = static_cast<int>(ids.cols);
+        const int64_t slots = tokens * k;
+        const gk::Rows xv = f32_rows(x, "matmul_experts_gated input"), ov = f32_rows(out, "matmul_experts_gated output"),
+                       sv = f32_rows(up_scratch, "matmul_experts_gated scratch");
+        const auto* idv = reinterpret_cast<const int32_t*>(device_data(ids, "matmul_experts_gated ids"));
+        const bool per_slot = x.rows == slots && k > 1;
+        const uint64_t bytes =
+            static_cast<uint64_t>(std::min(slots, n_experts) * (w_gate.rows / n_experts)) * w_gate.row_stride * 2;
+        counters_.expert_weight_bytes += bytes;
+        counters_.weight_bytes += bytes;
+        if (slots == 0) return;
+        if (overlaps(sv, quantized_)) quantized_ = {};
+        const gk::Gated a = gated_of(act);
+        auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
+        record_product(gv, ov, launch_key("experts_gated_grouped", a, gv, uv, n_experts, xv, idv, k, sv, ov, groups),
+                       [=](const gk::Launch& l, const std::byte*) {
+                           gk::matmul_experts_gated_grouped(l, a, gv, uv, n_experts, xv, per_slot, idv, tokens, k, sv,
+                                                            ov, groups);
+                       });
+        return;
+    }
     if (!integer_pair(gv, uv) || tokens > kPerSlotIntegerExpertTokens)
         return Backend::do_matmul_experts_gated(act, w_gate, w_up, n_experts, x, ids, up_scratch, out);
     const int64_t rows = w_gate.rows / n_experts;
