@@ -444,28 +444,15 @@ int dense_tile_tokens(const Launch& l, int64_t rows, int64_t tokens, int max_bn)
 }
 
 MmaArgs dense_args(const Weights& w, const Rows& x, const Rows& out) {
-    MmaArgs a;
-    a.w = w.data;
-    a.row_stride = w.row_stride;
-    a.rows = w.rows;
-    a.cols = w.cols;
-    a.x = x.data;
-    a.x_stride = x.stride;
-    a.tokens = x.rows;
-    a.out = out.data;
-    a.out_stride = out.stride;
-    return a;
+    return {.w = w.data, .row_stride = w.row_stride, .rows = w.rows, .cols = w.cols, .x = x.data, .x_stride = x.stride,
+            .tokens = x.rows, .out = out.data, .out_stride = out.stride};
 }
 
 MmaArgs expert_args(const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot, int k,
                     const ExpertGroups& groups, int64_t slots, const Rows& out) {
-    MmaArgs a = dense_args(w, x, out);
-    a.rows = w.rows / n_experts;
-    a.x_per_slot = x_per_slot;
-    a.k = k;
-    a.groups = groups;
-    a.tokens = slots;
-    return a;
+    return {.w = w.data, .row_stride = w.row_stride, .rows = w.rows / n_experts, .cols = w.cols, .x = x.data,
+            .x_stride = x.stride, .x_per_slot = x_per_slot, .k = k, .groups = groups, .tokens = slots, .out = out.data,
+            .out_stride = out.stride};
 }
 
 dim3 expert_grid(int64_t rows, int64_t slots, int64_t n_experts, int bn) {
