@@ -40,6 +40,22 @@ __device__ __forceinline__ void mma_16x8x16(float (&d)[4], const uint32_t (&a)[4
 #endif
 }
 
+// Four 8 x 8 matrices of 16-bit values from shared memory, one register each: lane i gives the address of row i % 8
+// of matrix i / 8 (16 bytes, 16-byte aligned), and receives row i / 4, values 2 (i % 4) and 2 (i % 4) + 1 of each
+// matrix: the fragment layout of the m16n8k16 operands, loaded in one instruction instead of four.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const uint32_t* row) {
+#if __CUDA_ARCH__ >= 800
+    const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(row));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+#else
+    (void)row;
+    r[0] = r[1] = r[2] = r[3] = 0u;
+    __trap();
+#endif
+}
+
 // The 4-bit types whose f16 values the tiles build straight from the bits: a codebook or an offset with few mantissa
 // bits in the codes and scales.
 template <int T>
@@ -249,7 +265,12 @@ __global__ __launch_bounds__(kThreads, 2) void mma_kernel(MmaArgs a) {
             const float* xp = a.x + xr * a.x_stride;
             if constexpr (kHalves) {
                 const int64_t col = k0 + 2 * word;
-                xa[i] = xr >= 0 && col < cols ? make_float2(xp[col], xp[col + 1]) : make_float2(0.0f, 0.0f);
+                if (xr < 0 || col >= cols)
+                    xa[i] = make_float2(0.0f, 0.0f);
+                else if ((reinterpret_cast<uintptr_t>(xp + col) & 7) == 0)
+                    xa[i] = *reinterpret_cast<const float2*>(xp + col);
+                else
+                    xa[i] = make_float2(xp[col], xp[col + 1]);
             } else {
                 const int64_t col = k0 + word;
                 xa[i].x = xr >= 0 && col < cols ? xp[col] : 0.0f;
@@ -281,26 +302,29 @@ __global__ __launch_bounds__(kThreads, 2) void mma_kernel(MmaArgs a) {
         __syncthreads();
         if (step + 1 < steps) fetch(step + 1);
         if constexpr (kHalves) {
+            // ldmatrix: lane quarter lq addresses 8x8 matrix lq, row lr of it. A (16 rows x 16 inputs): matrices
+            // rows 0-7 / 8-15 by lq & 1, inputs 0-7 / 8-15 by lq >> 1. B (16 inputs x two 8-token tiles): inputs
+            // by lq & 1, tile by lq >> 1.
+            const int lq = lane >> 3, lr = lane & 7;
+            static_assert(NT % 2 == 0, "B fragments are loaded two token tiles at a time");
 #pragma unroll
             for (int ks = 0; ks < 32; ks += 8) {  // in words: 16 inputs per product
                 uint32_t b[NT][2];
 #pragma unroll
-                for (int nt = 0; nt < NT; ++nt) {
-                    const int col = wn * kWarpCols + nt * 8 + g;
-                    b[nt][0] = xs[col][ks + t];
-                    b[nt][1] = xs[col][ks + 4 + t];
+                for (int np = 0; np < NT; np += 2) {
+                    uint32_t r[4];
+                    ldmatrix_x4(r, &xs[wn * kWarpCols + np * 8 + 8 * (lq >> 1) + lr][ks + 4 * (lq & 1)]);
+                    b[np][0] = r[0];
+                    b[np][1] = r[1];
+                    b[np + 1][0] = r[2];
+                    b[np + 1][1] = r[3];
                 }
 #pragma unroll
                 for (int u = 0; u < kMats; ++u) {
                     uint32_t fa[MT][4];
 #pragma unroll
-                    for (int mt = 0; mt < MT; ++mt) {
-                        const int r = wm * kWarpRows + mt * 16 + g;
-                        fa[mt][0] = ws[u][r][ks + t];
-                        fa[mt][1] = ws[u][r + 8][ks + t];
-                        fa[mt][2] = ws[u][r][ks + 4 + t];
-                        fa[mt][3] = ws[u][r + 8][ks + 4 + t];
-                    }
+                    for (int mt = 0; mt < MT; ++mt)
+                        ldmatrix_x4(fa[mt], &ws[u][wm * kWarpRows + mt * 16 + 8 * (lq & 1) + lr][ks + 4 * (lq >> 1)]);
 #pragma unroll
                     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
