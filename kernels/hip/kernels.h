@@ -104,14 +104,14 @@ void matvec_experts_float(const Launch& l, const Weights& w, int64_t n_experts, 
 // The end of a mixture-of-experts block (Backend::moe_down_combine) for an integer type, per token t of out.rows:
 // out[t, r] = sum_j weights[t, j] * (D_{ids[t, j]}[r] . act[s]) + sigmoid(gate[t, 0]) * (S[r] . shared_act[t]) with
 // s = t * k + j (act_per_slot) or t, each product summed as matvec_experts_integer / matvec_integer sum and the terms
-// added as moe_combine_shared adds them. The activations are F32 and quantized in the kernel, which needs
-// moe_down_combine_shared_bytes of shared memory. shared_down (nullptr: no shared expert) has down's type and cols;
-// k plus the shared expert are at most kMaxMoeDownInputs.
+// added as moe_combine_shared adds them. The activations are F32; a first launch quantizes them once into `blocks`
+// (moe_down_blocks_bytes of device scratch) as quantize_q8_1 would. shared_down (nullptr: no shared expert) has down's
+// type and cols; k plus the shared expert are at most kMaxMoeDownInputs.
 inline constexpr int kMaxMoeDownInputs = 10;
-size_t moe_down_combine_shared_bytes(int k, int64_t cols, bool shared);
+size_t moe_down_blocks_bytes(int64_t tokens, int k, int64_t cols, bool shared);
 void moe_down_combine(const Launch& l, const Weights& down, int64_t n_experts, const Rows& act, bool act_per_slot,
                       const int32_t* ids, int k, const Rows& weights, const Weights* shared_down,
-                      const Rows& shared_act, const Rows& gate, const Rows& out);
+                      const Rows& shared_act, const Rows& gate, const Rows& out, void* blocks);
 // A verify batch of an integer type: the slots grouped by expert (scratch: expert_group_bytes), each expert's rows
 // read once per tile of kMatvecExpertTileSlots of its slots; the same sums as matvec_experts_integer.
 void matvec_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts, const void* xq, bool x_per_slot,

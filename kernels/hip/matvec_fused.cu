@@ -58,31 +58,36 @@ __global__ void matvec_float_many_kernel(ManyProducts a, int64_t cols, const flo
     store_row_sums<NT, LPR>(acc, lane, row, a.rows[m], a.out[m], a.out_stride[m], a.bias[m]);
 }
 
-constexpr int kMoeDownThreads = 256;
+constexpr int kMoeDownThreads = 128;
 
-// grid (row tiles, tokens). The block stages its token's k slot rows and the shared expert's row, quantizes them in
-// shared memory into the blocks quantize_q8_1 writes, then each group of LPR lanes makes one output row: the k routed
-// down products and the shared one, each summed as matvec_experts_integer_kernel and matvec_integer_kernel sum (the
-// + 0.0f is the latter's absent bias), combined in moe_combine_kernel's order and rounding.
+// moe_down_combine's first launch: every input of every token (the k slot rows, then the shared expert's row) as the
+// blocks quantize_q8_1 writes, in xq[(t * inputs + j) * nb + b], so that the products read them once each instead of
+// every row block quantizing them again. A warp per block of 32 values.
+__global__ void moe_down_quantize_kernel(const float* act, int64_t act_stride, bool act_per_slot, int k,
+                                         const float* shared_act, int64_t shared_stride, int inputs, int nb,
+                                         int64_t blocks, ActBlock* xq) {
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int64_t block = i / 32;
+    if (block >= blocks) return;  // whole warps: blockDim.x is a multiple of 32
+    const int64_t t = block / (static_cast<int64_t>(inputs) * nb);
+    const int j = static_cast<int>(block / nb % inputs);
+    const int64_t c = block % nb * 32 + i % 32;
+    const float v = j < k ? act[(act_per_slot ? t * k + j : t) * act_stride + c] : shared_act[t * shared_stride + c];
+    quantize_activation_block(v, static_cast<int>(i % 32), xq + block);
+}
+
+// grid (row tiles, tokens). Each group of LPR lanes makes one output row of its token: the k routed down products and
+// the shared one on the token's quantized inputs (moe_down_quantize_kernel), each summed as
+// matvec_experts_integer_kernel and matvec_integer_kernel sum (the + 0.0f is the latter's absent bias), combined in
+// moe_combine_kernel's order and rounding.
 template <int T, int LPR>
 __global__ void moe_down_combine_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t n_experts, int nb,
-                                        const float* act, int64_t act_stride, bool act_per_slot, const int32_t* ids,
-                                        int k, const float* weights, int64_t weights_stride, const uint8_t* shared_w,
-                                        const float* shared_act, int64_t shared_stride, const float* gate,
+                                        const ActBlock* xq, const int32_t* ids, int k, const float* weights,
+                                        int64_t weights_stride, const uint8_t* shared_w, const float* gate,
                                         int64_t gate_stride, float* out, int64_t out_stride) {
-    extern __shared__ float staged[];  // inputs * cols floats, then inputs * nb activation blocks
     const int64_t t = blockIdx.y;
-    const int cols = nb * 32, inputs = k + (shared_w ? 1 : 0);
-#pragma unroll 8
-    for (int i = threadIdx.x; i < inputs * cols; i += blockDim.x) {
-        const int j = i / cols, c = i % cols;
-        staged[i] = j < k ? act[(act_per_slot ? t * k + j : t) * act_stride + c] : shared_act[t * shared_stride + c];
-    }
-    __syncthreads();
-    ActBlock* xq = reinterpret_cast<ActBlock*>(staged + inputs * cols);
-    for (int i = threadIdx.x; i < inputs * cols; i += blockDim.x)  // whole warps: inputs * cols is a multiple of 32
-        quantize_activation_block(staged[i], i % 32, xq + i / 32);
-    __syncthreads();
+    const int inputs = k + (shared_w ? 1 : 0);
+    xq += t * inputs * nb;
     const int lane = row_lane<LPR>();
     const int64_t row = lane_group_row<LPR>();
     // Every input's weight row (nullptr: an id out of range, a zero row), then each lane's blocks of all of them
@@ -180,25 +185,29 @@ void matvec_float_many(const Launch& l, const ProductRows* products, int count, 
     });
 }
 
-size_t moe_down_combine_shared_bytes(int k, int64_t cols, bool shared) {
-    const int64_t inputs = k + (shared ? 1 : 0);
-    return static_cast<size_t>(inputs * cols) * sizeof(float) + static_cast<size_t>(inputs * (cols / 32)) * sizeof(ActBlock);
+size_t moe_down_blocks_bytes(int64_t tokens, int k, int64_t cols, bool shared) {
+    return static_cast<size_t>(tokens * (k + (shared ? 1 : 0)) * (cols / 32)) * sizeof(ActBlock);
 }
 
 void moe_down_combine(const Launch& l, const Weights& down, int64_t n_experts, const Rows& act, bool act_per_slot,
                       const int32_t* ids, int k, const Rows& weights, const Weights* shared_down,
-                      const Rows& shared_act, const Rows& gate, const Rows& out) {
+                      const Rows& shared_act, const Rows& gate, const Rows& out, void* blocks) {
     const int nb = static_cast<int>(down.cols / 32);
     const int64_t rows = down.rows / n_experts;
-    const size_t shared = moe_down_combine_shared_bytes(k, down.cols, shared_down != nullptr);
+    const int inputs = k + (shared_down ? 1 : 0);
+    auto* xq = static_cast<ActBlock*>(blocks);
+    const int64_t n_blocks = out.rows * inputs * nb;
+    constexpr int kQuantizeThreads = 256;
+    moe_down_quantize_kernel<<<static_cast<unsigned>((n_blocks * 32 + kQuantizeThreads - 1) / kQuantizeThreads),
+                               kQuantizeThreads, 0, l.stream>>>(act.data, act.stride, act_per_slot, k, shared_act.data,
+                                                                shared_act.stride, inputs, nb, n_blocks, xq);
     dispatch_integer_type(down.type, [&]<int T>() {
         with_lanes(nb, [&]<int LPR>() {
             constexpr int per_block = kMoeDownThreads / LPR;
             const dim3 grid(static_cast<unsigned>((rows + per_block - 1) / per_block), static_cast<unsigned>(out.rows));
-            moe_down_combine_kernel<T, LPR><<<grid, kMoeDownThreads, shared, l.stream>>>(
-                down.data, down.row_stride, rows, n_experts, nb, act.data, act.stride, act_per_slot, ids, k,
-                weights.data, weights.stride, shared_down ? shared_down->data : nullptr, shared_act.data,
-                shared_act.stride, gate.data, gate.stride, out.data, out.stride);
+            moe_down_combine_kernel<T, LPR><<<grid, kMoeDownThreads, 0, l.stream>>>(
+                down.data, down.row_stride, rows, n_experts, nb, xq, ids, k, weights.data, weights.stride,
+                shared_down ? shared_down->data : nullptr, gate.data, gate.stride, out.data, out.stride);
         });
     });
 }

@@ -417,8 +417,7 @@ void GpuBackend::do_moe_down_combine(const MoeDownArgs& a) {
     const int k = static_cast<int>(a.ids.cols);
     std::optional<gk::Weights> sv;
     if (a.shared_down) sv = weights_of(*a.shared_down, "moe_down_combine shared down weights");
-    const bool fits = gk::moe_down_combine_shared_bytes(k, a.down->cols, sv.has_value()) <= kMaxMoeDownSharedBytes &&
-                      k + (sv ? 1 : 0) <= gk::kMaxMoeDownInputs;
+    const bool fits = k + (sv ? 1 : 0) <= gk::kMaxMoeDownInputs;
     const bool same_shared = !sv || (sv->type == dv.type && sv->cols == dv.cols && sv->row_stride == dv.row_stride);
     if (!gk::has_integer_matvec(dv.type) || dv.cols % 32 != 0 || tokens > kPerSlotIntegerExpertTokens || !fits ||
         !same_shared)
@@ -439,11 +438,13 @@ void GpuBackend::do_moe_down_combine(const MoeDownArgs& a) {
     if (tokens == 0) return;
     const int64_t n_experts = a.n_experts;
     const gk::Weights shared_key = sv.value_or(gk::Weights{});
+    auto* blocks = scratch(kMoeDownBlocks, gk::moe_down_blocks_bytes(tokens, k, dv.cols, sv.has_value()));
     record_product(dv, ov,
-                   launch_key("moe_down_combine", dv, n_experts, xv, per_slot, idv, k, wv, shared_key, sav, gv, ov),
+                   launch_key("moe_down_combine", dv, n_experts, xv, per_slot, idv, k, wv, shared_key, sav, gv, ov,
+                              blocks),
                    [=](const gk::Launch& l, const std::byte*) {
                        gk::moe_down_combine(l, dv, n_experts, xv, per_slot, idv, k, wv, sv ? &*sv : nullptr, sav, gv,
-                                            ov);
+                                            ov, blocks);
                    });
 }
 

@@ -23,8 +23,6 @@ namespace ember::gpu_backend {
 // grouped tiles past it (prefill).
 inline constexpr int64_t kPerSlotIntegerExpertTokens = 8;
 inline constexpr int64_t kPerSlotFloatExpertTokens = 32;
-// The shared memory moe_down_combine's kernel may take (the default without an opt-in).
-inline constexpr size_t kMaxMoeDownSharedBytes = 48 << 10;
 // The widest rows whose norms also write Q8_1 blocks for the products after them (times the mat x vec's tokens).
 inline constexpr int64_t kMaxNormQuantizedCols = 16384;
 
@@ -106,12 +104,12 @@ protected:
                                const Tensor& out) override;
     // The sizes of qwen35moe's layers (gk::deltanet_recurrent_fits): one kernel; the rest composed.
     void do_deltanet_recurrent(const DeltaNetArgs& a) override;
-    // Integer down weights, decode and short verify batches: one kernel (activations quantized in it); the rest
+    // Integer down weights, decode and short verify batches: one kernel (after one that quantizes its inputs); the rest
     // composed.
     void do_moe_down_combine(const MoeDownArgs& a) override;
 
 private:
-    enum Scratch { kActivations, kAttention, kExpertGroups, kScratchKinds };
+    enum Scratch { kActivations, kAttention, kExpertGroups, kMoeDownBlocks, kScratchKinds };
     // Device scratch of at least `bytes` (pending launches run first when it has to grow).
     std::byte* scratch(Scratch kind, size_t bytes);
     // Every launch but a product's: it may write anything, so the quantized activations are forgotten.
