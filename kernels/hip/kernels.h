@@ -87,8 +87,12 @@ void matvec_float_many(const Launch& l, const ProductRows* products, int count, 
 // gated_activation.
 void matvec_gated_integer(const Launch& l, Gated act, const Weights& w_gate, const Weights& w_up, const void* xq,
                           int64_t tokens, const Rows& out);
-// Any number of tokens: weights decoded into shared-memory tiles.
-void matmul_tiled(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias);
+// Any number of tokens: weights decoded into shared-memory tiles. Products too small to give every multiprocessor a
+// tile split along the inputs into `scratch` (matmul_tiled_scratch_bytes of device memory, 0 where none is needed;
+// nullptr keeps one pass).
+size_t matmul_tiled_scratch_bytes(const Launch& l, const Weights& w, int64_t tokens);
+void matmul_tiled(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias,
+                  void* scratch = nullptr);
 
 // Mixture of experts. w holds n_experts matrices of w.rows / n_experts rows; ids [tokens, k] (I32, device).
 // out[t * k + j] = W_{ids[t, j]} . x[r] with r = t (x_per_slot false) or t * k + j. Ids outside [0, n_experts)

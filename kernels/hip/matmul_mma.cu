@@ -4,6 +4,8 @@
 // each) and stage the activations as f16 beside it, and each warp multiplies its sub-tile with m16n8k16 products
 // into f32. Float weights (F32, F16, BF16): steps of 32 inputs kept as floats, each product done as three TF32
 // products (m16n8k8) of the split operands, which keeps the sums close to f32 ones.
+#include <algorithm>
+
 #include "expert_tiles.cuh"
 #include "matmul_mma.cuh"
 #include "matvec_common.cuh"
@@ -198,6 +200,10 @@ struct MmaArgs {
     int64_t out_stride = 0;
     const float* bias = nullptr;
     Gated act = Gated::silu;
+    // Split along the inputs (dense, not gated): block z sums steps [z * split_steps, (z + 1) * split_steps) into
+    // partial[z, token, row] (split_sum_kernel adds the parts and the bias); 0: one block sums every step into out.
+    int64_t split_steps = 0;
+    float* partial = nullptr;
 };
 
 // The block's tokens: load_token_tile (expert_tiles.cuh). Shared rows hold kLeadWords words: 64 inputs as f16
@@ -226,7 +232,9 @@ __global__ __launch_bounds__(kThreads, 2) void mma_kernel(MmaArgs a) {
     const int n = load_token_tile<BN>(a.groups, a.tokens, a.x_per_slot, a.k, x_row, out_row, expert);
     if (n <= 0) return;
     const size_t expert_offset = static_cast<size_t>(expert) * static_cast<size_t>(rows) * a.row_stride;
-    const int64_t steps = (cols + kStep - 1) / kStep;
+    const int64_t all_steps = (cols + kStep - 1) / kStep;
+    const int64_t first_step = a.split_steps ? blockIdx.z * a.split_steps : 0;
+    const int64_t steps = a.split_steps ? min(all_steps, first_step + a.split_steps) : all_steps;
     // Each thread fetches one weight block of each matrix (row tid % 128, half tid / 128 of the step) and kXWords
     // activation words of a step into registers; the next step's fetch is issued before this step's products, so
     // its loads are in flight while the tensor cores work.
@@ -253,9 +261,38 @@ __global__ __launch_bounds__(kThreads, 2) void mma_kernel(MmaArgs a) {
                     if constexpr (kNibbleHalves<T>) raw[u].h[4] = 0xffffffffu;  // marks a block past the end
                 }
             } else {
+                const int64_t c0 = k0 + 16 * wr_part;
+                const uint8_t* src = wr_ptr[u] + c0 * (T == kF32 ? 4 : 2);
+                if (row_ok && c0 + 16 <= cols && (reinterpret_cast<uintptr_t>(src) & 15) == 0) {
+                    // 16 inputs in four (F32) or two (F16, BF16) 16-byte loads
+                    if constexpr (T == kF32) {
 #pragma unroll
-                for (int i = 0; i < 16; ++i)
-                    raw[u].h[i] = row_ok ? __float_as_uint(float_at<T>(wr_ptr[u], k0 + 16 * wr_part + i, cols)) : 0u;
+                        for (int q = 0; q < 4; ++q) {
+                            const uint4 v = reinterpret_cast<const uint4*>(src)[q];
+                            raw[u].h[4 * q] = v.x, raw[u].h[4 * q + 1] = v.y, raw[u].h[4 * q + 2] = v.z,
+                                         raw[u].h[4 * q + 3] = v.w;
+                        }
+                    } else {
+#pragma unroll
+                        for (int q = 0; q < 2; ++q) {
+                            const uint4 v = reinterpret_cast<const uint4*>(src)[q];
+                            const uint32_t pairs[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+                            for (int i = 0; i < 4; ++i) {
+                                const uint16_t lo = static_cast<uint16_t>(pairs[i] & 0xffffu);
+                                const uint16_t hi = static_cast<uint16_t>(pairs[i] >> 16);
+                                raw[u].h[8 * q + 2 * i] = __float_as_uint(
+                                    T == kF16 ? half_to_float(lo) : gpu::bf16_to_float(lo));
+                                raw[u].h[8 * q + 2 * i + 1] = __float_as_uint(
+                                    T == kF16 ? half_to_float(hi) : gpu::bf16_to_float(hi));
+                            }
+                        }
+                    }
+                } else {
+#pragma unroll
+                    for (int i = 0; i < 16; ++i)
+                        raw[u].h[i] = row_ok ? __float_as_uint(float_at<T>(wr_ptr[u], c0 + i, cols)) : 0u;
+                }
             }
         }
 #pragma unroll
@@ -277,9 +314,9 @@ __global__ __launch_bounds__(kThreads, 2) void mma_kernel(MmaArgs a) {
             }
         }
     };
-    fetch(0);
+    fetch(first_step);
     float acc[kMats][MT][NT][4] = {};
-    for (int64_t step = 0; step < steps; ++step) {
+    for (int64_t step = first_step; step < steps; ++step) {
         __syncthreads();  // the previous step's products are done with the shared tiles
 #pragma unroll
         for (int u = 0; u < kMats; ++u) {
@@ -378,12 +415,27 @@ __global__ __launch_bounds__(kThreads, 2) void mma_kernel(MmaArgs a) {
                 const int col = wn * kWarpCols + nt * 8 + 2 * t + (i & 1);
                 const int64_t r = m0 + wm * kWarpRows + mt * 16 + g + (i >= 2 ? 8 : 0);
                 if (col >= n || r >= rows) continue;
+                if (a.partial) {
+                    a.partial[(blockIdx.z * a.tokens + out_row[col]) * rows + r] = acc[0][mt][nt][i];
+                    continue;
+                }
                 float* o = a.out + out_row[col] * a.out_stride + r;
                 if constexpr (GATED)
                     *o = gated(a.act, acc[0][mt][nt][i], acc[kMats - 1][mt][nt][i]);
                 else
                     *o = acc[0][mt][nt][i] + (a.bias ? a.bias[r] : 0.0f);
             }
+}
+
+// out[t, r] = the split products' parts added in split order, plus the bias.
+__global__ void split_sum_kernel(const float* partial, int splits, int64_t tokens, int64_t rows, float* out,
+                                 int64_t out_stride, const float* bias) {
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= tokens * rows) return;
+    const int64_t t = i / rows, r = i % rows;
+    float sum = partial[i];
+    for (int z = 1; z < splits; ++z) sum += partial[z * tokens * rows + i];
+    out[t * out_stride + r] = sum + (bias ? bias[r] : 0.0f);
 }
 
 }  // namespace
@@ -443,6 +495,29 @@ int dense_tile_tokens(const Launch& l, int64_t rows, int64_t tokens, int max_bn)
     return bn;
 }
 
+// A dense product's tiles: the token width, and the split along the inputs that gives every multiprocessor about two
+// blocks where the tiles alone are too few (small products such as a router over a long prompt); each part keeps
+// at least kMinSplitSteps steps.
+struct DenseSplit {
+    int bn = 64;
+    int splits = 1;
+    int64_t split_steps = 0;
+};
+
+DenseSplit dense_split(const Launch& l, const Weights& w, int64_t tokens) {
+    constexpr int64_t kMinSplitSteps = 8;
+    DenseSplit s;
+    s.bn = dense_tile_tokens(l, w.rows, tokens, 64);
+    const int64_t blocks = (w.rows + kRows - 1) / kRows * ((tokens + s.bn - 1) / s.bn);
+    const int64_t steps = (w.cols + (block_type(w.type) ? 63 : 31)) / (block_type(w.type) ? 64 : 32);
+    const int64_t want = (2 * l.multiprocessors + blocks - 1) / blocks;
+    const int64_t splits = std::min(want, steps / kMinSplitSteps);
+    if (splits < 2) return s;
+    s.split_steps = (steps + splits - 1) / splits;
+    s.splits = static_cast<int>((steps + s.split_steps - 1) / s.split_steps);
+    return s;
+}
+
 MmaArgs dense_args(const Weights& w, const Rows& x, const Rows& out) {
     return {.w = w.data, .row_stride = w.row_stride, .rows = w.rows, .cols = w.cols, .x = x.data, .x_stride = x.stride,
             .tokens = x.rows, .out = out.data, .out_stride = out.stride};
@@ -464,15 +539,36 @@ dim3 expert_grid(int64_t rows, int64_t slots, int64_t n_experts, int bn) {
 }  // namespace
 #endif
 
-void matmul_mma(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias) {
+size_t matmul_mma_split_bytes(const Launch& l, const Weights& w, int64_t tokens) {
 #if defined(EMBER_GPU_CUDA)
-    const int bn = dense_tile_tokens(l, w.rows, x.rows, 64);
+    const DenseSplit s = dense_split(l, w, tokens);
+    return s.splits > 1 ? static_cast<size_t>(s.splits * tokens * w.rows) * sizeof(float) : 0;
+#else
+    (void)l, (void)w, (void)tokens;
+    return 0;
+#endif
+}
+
+void matmul_mma(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias, void* split) {
+#if defined(EMBER_GPU_CUDA)
+    const DenseSplit s = dense_split(l, w, x.rows);
     MmaArgs a = dense_args(w, x, out);
     a.bias = bias;
-    const dim3 grid(static_cast<unsigned>((w.rows + kRows - 1) / kRows), static_cast<unsigned>((x.rows + bn - 1) / bn));
-    launch_mma<false>(l, w.type, bn, grid, a);
+    dim3 grid(static_cast<unsigned>((w.rows + kRows - 1) / kRows), static_cast<unsigned>((x.rows + s.bn - 1) / s.bn));
+    if (s.splits > 1 && split) {
+        a.split_steps = s.split_steps;
+        a.partial = static_cast<float*>(split);
+        grid.z = static_cast<unsigned>(s.splits);
+    }
+    launch_mma<false>(l, w.type, s.bn, grid, a);
+    if (a.partial) {
+        const int64_t n = x.rows * w.rows;
+        split_sum_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, l.stream>>>(a.partial, s.splits, x.rows,
+                                                                                         w.rows, out.data, out.stride,
+                                                                                         bias);
+    }
 #else
-    (void)l, (void)w, (void)x, (void)out, (void)bias;
+    (void)l, (void)w, (void)x, (void)out, (void)bias, (void)split;
 #endif
 }
 

@@ -12,7 +12,10 @@ struct ExpertGroups;  // expert_tiles.cuh (device code; this header stays plain 
 
 // Whether the tensor-core products run for weights of `type` on this launch's device.
 bool mma_available(const Launch& l, uint32_t type);
-void matmul_mma(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias);
+// Dense products with few tiles split along the inputs into `split` (matmul_mma_split_bytes of device scratch; 0:
+// no split); a nullptr split keeps one pass.
+size_t matmul_mma_split_bytes(const Launch& l, const Weights& w, int64_t tokens);
+void matmul_mma(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias, void* split);
 // Slots already grouped by expert, in tiles of experts_mma_tile_slots(slots, n_experts) slots.
 int experts_mma_tile_slots(int64_t slots, int64_t n_experts);
 void matmul_experts_mma(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot, int k,

@@ -154,9 +154,13 @@ bool weight_type_supported(uint32_t type) {
     return known;
 }
 
-void matmul_tiled(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias) {
+size_t matmul_tiled_scratch_bytes(const Launch& l, const Weights& w, int64_t tokens) {
+    return mma_available(l, w.type) ? matmul_mma_split_bytes(l, w, tokens) : 0;
+}
+
+void matmul_tiled(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias, void* scratch) {
     if (mma_available(l, w.type)) {
-        matmul_mma(l, w, x, out, bias);
+        matmul_mma(l, w, x, out, bias, scratch);
         return;
     }
     constexpr int BN = 64, BM = 4096 / BN;

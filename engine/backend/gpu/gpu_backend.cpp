@@ -210,8 +210,10 @@ void GpuBackend::do_matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
         record_product(wv, ov, launch_key("matvec_float", wv, xv, ov, bv),
                        [=](const gk::Launch& l, const std::byte*) { gk::matvec_float(l, wv, xv, ov, bv); });
     } else {
-        record_product(wv, ov, launch_key("matmul_tiled", wv, xv, ov, bv),
-                       [=](const gk::Launch& l, const std::byte*) { gk::matmul_tiled(l, wv, xv, ov, bv); });
+        const size_t split_bytes = gk::matmul_tiled_scratch_bytes(ctx_->launch, wv, xv.rows);
+        std::byte* split = split_bytes ? scratch(kSplitProducts, split_bytes) : nullptr;
+        record_product(wv, ov, launch_key("matmul_tiled", wv, xv, ov, bv, split),
+                       [=](const gk::Launch& l, const std::byte*) { gk::matmul_tiled(l, wv, xv, ov, bv, split); });
     }
 }
 

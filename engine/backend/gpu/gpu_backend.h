@@ -109,7 +109,7 @@ protected:
     void do_moe_down_combine(const MoeDownArgs& a) override;
 
 private:
-    enum Scratch { kActivations, kAttention, kExpertGroups, kMoeDownBlocks, kScratchKinds };
+    enum Scratch { kActivations, kAttention, kExpertGroups, kMoeDownBlocks, kSplitProducts, kScratchKinds };
     // Device scratch of at least `bytes` (pending launches run first when it has to grow).
     std::byte* scratch(Scratch kind, size_t bytes);
     // Every launch but a product's: it may write anything, so the quantized activations are forgotten.
