@@ -154,11 +154,14 @@ __device__ __forceinline__ void float_row(const uint8_t* row, int64_t cols, cons
             for (int t = 0; t < NT; ++t) {
                 const float* xt = x + t * x_stride + 32 * c;
                 float s = 0.0f;
+                // Constant indices only (a loop bounded by n would put wv in local memory).
                 if (n == 32) {
 #pragma unroll
                     for (int i = 0; i < 32; ++i) s += wv[h][i] * xt[i];
                 } else {
-                    for (int i = 0; i < n; ++i) s += wv[h][i] * xt[i];
+#pragma unroll
+                    for (int i = 0; i < 32; ++i)
+                        if (i < n) s += wv[h][i] * xt[i];
                 }
                 acc[t] += s;
             }
