@@ -93,19 +93,37 @@ __device__ __forceinline__ uint32_t select_bytes(uint32_t mask, uint32_t a, uint
 // The NBYTES bytes at any address p as little-endian 32-bit words (the tail of the last word is unspecified),
 // read with aligned loads only: blocks of 17, 18 or 34 bytes are not word aligned, and NVIDIA faults on unaligned
 // words. Only words holding at least one of the bytes are read, so nothing past the block's last word is touched.
+// In two parts where the loads should be in flight before the bytes are needed: fetch_unaligned issues the loads,
+// align_unaligned shifts the words into place.
 template <int NBYTES>
-__device__ __forceinline__ void load_unaligned(const uint8_t* p, uint32_t (&out)[(NBYTES + 3) / 4]) {
+struct UnalignedWords {
+    uint32_t w[(NBYTES + 3) / 4 + 1];
+    unsigned skew;
+};
+
+template <int NBYTES>
+__device__ __forceinline__ void fetch_unaligned(const uint8_t* p, UnalignedWords<NBYTES>& u) {
     constexpr int kWords = (NBYTES + 3) / 4;
     const uintptr_t a = reinterpret_cast<uintptr_t>(p);
     const uint32_t* base = reinterpret_cast<const uint32_t*>(a & ~uintptr_t{3});
-    const unsigned skew = static_cast<unsigned>(a & 3);
-    uint32_t w[kWords + 1];
+    u.skew = static_cast<unsigned>(a & 3);
 #pragma unroll
-    for (int i = 0; i < kWords; ++i) w[i] = base[i];
-    w[kWords] = 4 * kWords < static_cast<int>(skew) + NBYTES ? base[kWords] : 0u;
+    for (int i = 0; i < kWords; ++i) u.w[i] = base[i];
+    u.w[kWords] = 4 * kWords < static_cast<int>(u.skew) + NBYTES ? base[kWords] : 0u;
+}
+
+template <int NBYTES>
+__device__ __forceinline__ void align_unaligned(const UnalignedWords<NBYTES>& u, uint32_t (&out)[(NBYTES + 3) / 4]) {
 #pragma unroll
-    for (int i = 0; i < kWords; ++i)
-        out[i] = static_cast<uint32_t>(((static_cast<uint64_t>(w[i + 1]) << 32) | w[i]) >> (8 * skew));
+    for (int i = 0; i < (NBYTES + 3) / 4; ++i)
+        out[i] = static_cast<uint32_t>(((static_cast<uint64_t>(u.w[i + 1]) << 32) | u.w[i]) >> (8 * u.skew));
+}
+
+template <int NBYTES>
+__device__ __forceinline__ void load_unaligned(const uint8_t* p, uint32_t (&out)[(NBYTES + 3) / 4]) {
+    UnalignedWords<NBYTES> u;
+    fetch_unaligned<NBYTES>(p, u);
+    align_unaligned<NBYTES>(u, out);
 }
 
 __device__ __forceinline__ uint16_t load_u16(const uint8_t* p) {

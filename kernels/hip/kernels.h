@@ -134,6 +134,21 @@ void matmul_experts_gated_grouped(const Launch& l, Gated act, const Weights& gat
                                   int64_t n_experts, const Rows& x, bool x_per_slot, const int32_t* ids,
                                   int64_t tokens, int k, const Rows& up_scratch, const Rows& out, void* scratch);
 
+// Products of many tokens on 8-bit tensor-core operands (CUDA sm_80 and later) for the integer mat x vec's weight
+// types (ROCmFP4 dual and FAST, Q4_0, Q8_0): activations quantized as quantize_q8_1 writes them (xq: rows of
+// w.cols / 32 blocks), codes multiplied exactly in int32, scales applied per block in f32. Dense (tokens rows of xq),
+// gated (act(gate . x, up . x)), and grouped by expert as matmul_experts_grouped (scratch: expert_group_bytes).
+bool int8_tiles_available(const Launch& l, const Weights& w);
+void matmul_int8_tiles(const Launch& l, const Weights& w, const void* xq, int64_t tokens, const Rows& out,
+                       const float* bias);
+void matmul_gated_int8_tiles(const Launch& l, Gated act, const Weights& gate, const Weights& up, const void* xq,
+                             int64_t tokens, const Rows& out);
+void matmul_experts_int8_tiles(const Launch& l, const Weights& w, int64_t n_experts, const void* xq, bool x_per_slot,
+                               const int32_t* ids, int64_t tokens, int k, const Rows& out, void* scratch);
+void matmul_experts_gated_int8_tiles(const Launch& l, Gated act, const Weights& gate, const Weights& up,
+                                     int64_t n_experts, const void* xq, bool x_per_slot, const int32_t* ids,
+                                     int64_t tokens, int k, const Rows& out, void* scratch);
+
 // --- rows and elementwise ----------------------------------------------------------------------------------------
 // out[i] = table[ids[i]] as F32 (ids checked by the caller).
 void get_rows(const Launch& l, const Weights& table, const int32_t* ids, const Rows& out);

@@ -705,8 +705,8 @@ float gated_input_scale(Activation act, int64_t cols) {
     return act == Activation::swiglu_clamped ? 6.0f / std::sqrt(static_cast<float>(cols)) : 1.0f;
 }
 
-// matmul_gated and matmul_experts_gated (act(x W_gate^T, x W_up^T)) over the decode weight types, for 1 and 5
-// tokens and every activation, against the reference's products and gated activation. A kernel that dropped the
+// matmul_gated and matmul_experts_gated (act(x W_gate^T, x W_up^T)) over the decode weight types, for 1, 5, 13 and
+// 40 tokens (40: a prompt's tiles) and every activation, against the reference's products and gated activation. A kernel that dropped the
 // activation or swapped gate and up would be off by far more than the tolerance.
 TEST_P(BackendOps, GatedProductsOfDecodeTypes) {
     const int64_t cols = 512, rows = 33;
@@ -717,7 +717,7 @@ TEST_P(BackendOps, GatedProductsOfDecodeTypes) {
         const Tensor wg = upload(wt, rows, cols, random(rows * cols), &g_stored);
         const Tensor wu = upload(wt, rows, cols, random(rows * cols), &u_stored);
         const double tolerance = gguf::traits(wt).quantized ? 3e-2 : 1e-5;
-        for (int64_t tokens : {1, 5, 13})
+        for (int64_t tokens : {1, 5, 13, 40})
             for (Activation act : {Activation::silu, Activation::gelu, Activation::swiglu_clamped}) {
                 const std::vector<float> x = random(tokens * cols, gated_input_scale(act, cols));
                 const Tensor out = output(TensorType::F32, tokens, rows);
@@ -752,10 +752,11 @@ TEST_P(BackendOps, GatedExpertProductsOfDecodeTypes) {
         const Tensor wg = upload(wt, experts * rows, cols, random(experts * rows * cols), &g_stored);
         const Tensor wu = upload(wt, experts * rows, cols, random(experts * rows * cols), &u_stored);
         const double tolerance = gguf::traits(wt).quantized ? 3e-2 : 1e-5;
-        // 13 tokens: a verify batch (the GPU backends' chunked mat x vec). 200 tokens (400 slots): the prefill form,
-        // which the fused decode kernels leave to the composition (Q4_0, and gpt-oss's MXFP4).
+        // 13 tokens: a verify batch (the GPU backends' chunked mat x vec). 200 tokens (400 slots): the prefill form
+        // (Q4_0, ROCmFP4 dual with its two scales per block, and gpt-oss's MXFP4).
         for (int64_t tokens : {1, 5, 13, 200}) {
-            if (tokens == 200 && wt != TensorType::Q4_0 && wt != TensorType::MXFP4) continue;
+            if (tokens == 200 && wt != TensorType::Q4_0 && wt != TensorType::Q4_0_ROCMFP4 && wt != TensorType::MXFP4)
+                continue;
             std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(experts - 1));
             std::vector<int32_t> expert_ids(static_cast<size_t>(tokens * k));
             for (int32_t& e : expert_ids) e = pick(rng_);

@@ -209,6 +209,13 @@ void GpuBackend::do_matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
     } else if (matvec) {
         record_product(wv, ov, launch_key("matvec_float", wv, xv, ov, bv),
                        [=](const gk::Launch& l, const std::byte*) { gk::matvec_float(l, wv, xv, ov, bv); });
+    } else if (gk::int8_tiles_available(ctx_->launch, wv)) {
+        const auto [xq, fresh] = quantized_activations(xv);
+        record_product(wv, ov, launch_key("matmul_int8_tiles", wv, xv, ov, bv, xq, fresh),
+                       [=](const gk::Launch& l, const std::byte*) {
+                           if (fresh) gk::quantize_q8_1(l, xv, xq);
+                           gk::matmul_int8_tiles(l, wv, xq, xv.rows, ov, bv);
+                       });
     } else {
         const size_t split_bytes = gk::matmul_tiled_scratch_bytes(ctx_->launch, wv, xv.rows);
         std::byte* split = split_bytes ? scratch(kSplitProducts, split_bytes) : nullptr;
@@ -310,6 +317,14 @@ void GpuBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const Ten
                        [=](const gk::Launch& l, const std::byte*) {
                            gk::matvec_experts_float(l, wv, n_experts, xv, per_slot, idv, tokens, k, ov);
                        });
+    } else if (gk::int8_tiles_available(ctx_->launch, wv)) {
+        const auto [xq, fresh] = quantized_activations(xv);
+        auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
+        record_product(wv, ov, launch_key("experts_int8_tiles", wv, n_experts, xv, idv, k, ov, xq, fresh, groups),
+                       [=](const gk::Launch& l, const std::byte*) {
+                           if (fresh) gk::quantize_q8_1(l, xv, xq);
+                           gk::matmul_experts_int8_tiles(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov, groups);
+                       });
     } else {
         auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
         record_product(wv, ov, launch_key("experts_grouped", wv, n_experts, xv, idv, k, ov, groups),
@@ -341,8 +356,17 @@ void GpuBackend::do_matmul_gated(Activation act, const Tensor& w_gate, const Ten
         const gk::Rows xv = f32_rows(x, "matmul_gated input"), ov = f32_rows(out, "matmul_gated output"),
                        sv = f32_rows(up_scratch, "matmul_gated scratch");
         counters_.weight_bytes += static_cast<uint64_t>(w_gate.rows) * w_gate.row_stride * 2;
-        if (overlaps(sv, quantized_)) quantized_ = {};
         const gk::Gated a = gated_of(act);
+        if (gk::int8_tiles_available(ctx_->launch, gv)) {
+            const auto [xq, fresh] = quantized_activations(xv);
+            record_product(gv, ov, launch_key("matmul_gated_int8_tiles", a, gv, uv, xv, ov, xq, fresh),
+                           [=](const gk::Launch& l, const std::byte*) {
+                               if (fresh) gk::quantize_q8_1(l, xv, xq);
+                               gk::matmul_gated_int8_tiles(l, a, gv, uv, xq, xv.rows, ov);
+                           });
+            return;
+        }
+        if (overlaps(sv, quantized_)) quantized_ = {};
         record_product(gv, ov, launch_key("matmul_gated_tiled", a, gv, uv, xv, sv, ov),
                        [=](const gk::Launch& l, const std::byte*) { gk::matmul_gated_tiled(l, a, gv, uv, xv, sv, ov); });
         return;
@@ -382,8 +406,21 @@ void GpuBackend::do_matmul_experts_gated(Activation act, const Tensor& w_gate, c
         counters_.expert_weight_bytes += bytes;
         counters_.weight_bytes += bytes;
         if (slots == 0) return;
-        if (overlaps(sv, quantized_)) quantized_ = {};
         const gk::Gated a = gated_of(act);
+        if (gk::int8_tiles_available(ctx_->launch, gv)) {
+            const auto [xq, fresh] = quantized_activations(xv);
+            auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
+            record_product(gv, ov,
+                           launch_key("experts_gated_int8_tiles", a, gv, uv, n_experts, xv, idv, k, ov, xq, fresh,
+                                      groups),
+                           [=](const gk::Launch& l, const std::byte*) {
+                               if (fresh) gk::quantize_q8_1(l, xv, xq);
+                               gk::matmul_experts_gated_int8_tiles(l, a, gv, uv, n_experts, xq, per_slot, idv, tokens,
+                                                                   k, ov, groups);
+                           });
+            return;
+        }
+        if (overlaps(sv, quantized_)) quantized_ = {};
         auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
         record_product(gv, ov, launch_key("experts_gated_grouped", a, gv, uv, n_experts, xv, idv, k, sv, ov, groups),
                        [=](const gk::Launch& l, const std::byte*) {
