@@ -5,9 +5,9 @@
 // int8 in shared memory (no conversion to f16: a code is its own integer) beside the tokens' int8 blocks, and each
 // warp multiplies its sub-tile with m16n8k32 integer products (two m16n8k16 for ROCmFP4 dual, whose halves have their
 // own scales), exact in int32, then adds product x weight scale x activation scale in f32 block by block.
-#include "expert_tiles.cuh"
 #include "matmul_mma.cuh"
 #include "matvec_common.cuh"
+#include "mma_tiles.cuh"
 
 namespace ember::gpu_kernels {
 
@@ -15,8 +15,8 @@ namespace ember::gpu_kernels {
 
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kRows = 128;       // weight rows per block
+constexpr int kThreads = kMmaThreads;
+constexpr int kRows = kMmaRows;
 constexpr int kStepBlocks = 2;   // weight blocks (32 inputs each) per shared-memory step
 constexpr int kRowWords = 20;    // words per shared row: 16 of int8 codes, 4 of padding (conflict-free ldmatrix)
 
@@ -44,21 +44,6 @@ __device__ __forceinline__ void mma_16x8x16_s8(int (&d)[4], uint32_t a0, uint32_
         : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
         : "r"(a0), "r"(a1), "r"(b));
 #else
-    __trap();
-#endif
-}
-
-// Four 8 x 8 matrices of 16-bit values (here pairs of int8) from shared memory: lane i gives the address of row i % 8
-// of matrix i / 8 and receives row i / 4, bytes 4 (i % 4) .. 4 (i % 4) + 3 of each: the int8 fragment layout.
-__device__ __forceinline__ void ldmatrix_x4_b16(uint32_t (&r)[4], const uint32_t* row) {
-#if __CUDA_ARCH__ >= 800
-    const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(row));
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-#else
-    (void)row;
-    r[0] = r[1] = r[2] = r[3] = 0u;
     __trap();
 #endif
 }
@@ -112,9 +97,9 @@ template <int T, int BN, bool GATED>
 __global__ __launch_bounds__(kThreads, 2) void int8_tile_kernel(Int8TileArgs a) {
     constexpr int kMats = GATED ? 2 : 1;
     constexpr int kBytes = kIntegerBlockBytes<T>;
-    constexpr int kWarpsN = BN >= 32 ? 2 : 1, kWarpsM = 8 / kWarpsN;
-    constexpr int kWarpRows = kRows / kWarpsM, kWarpCols = BN / kWarpsN;
-    constexpr int MT = kWarpRows / 16, NT = kWarpCols / 8;
+    using Warps = MmaWarpTile<BN>;
+    constexpr int kWarpsN = Warps::kWarpsN, kWarpRows = Warps::kWarpRows, kWarpCols = Warps::kWarpCols;
+    constexpr int MT = Warps::MT, NT = Warps::NT;
     static_assert(NT % 2 == 0, "B fragments are loaded two token tiles at a time");
     // Activation words per step: per token and block, d then the 8 code words (s is not needed: the weights are
     // signed), fetched as 9 words of the 10 of an ActBlock.
@@ -208,7 +193,7 @@ __global__ __launch_bounds__(kThreads, 2) void int8_tile_kernel(Int8TileArgs a) 
 #pragma unroll
             for (int np = 0; np < NT; np += 2) {
                 uint32_t r[4];
-                ldmatrix_x4_b16(r, &xs[wn * kWarpCols + np * 8 + 8 * (lq >> 1) + lr][8 * kb + 4 * (lq & 1)]);
+                ldmatrix_x4(r, &xs[wn * kWarpCols + np * 8 + 8 * (lq >> 1) + lr][8 * kb + 4 * (lq & 1)]);
                 b[np][0] = r[0];
                 b[np][1] = r[1];
                 b[np + 1][0] = r[2];
@@ -226,7 +211,7 @@ __global__ __launch_bounds__(kThreads, 2) void int8_tile_kernel(Int8TileArgs a) 
                     // A: matrices (rows 0-7, inputs 0-15), (rows 8-15, 0-15), (rows 0-7, 16-31), (rows 8-15, 16-31).
                     const int r0 = wm * kWarpRows + mt * 16;
                     uint32_t fa[4];
-                    ldmatrix_x4_b16(fa, &ws[u][r0 + 8 * (lq & 1) + lr][8 * kb + 4 * (lq >> 1)]);
+                    ldmatrix_x4(fa, &ws[u][r0 + 8 * (lq & 1) + lr][8 * kb + 4 * (lq >> 1)]);
                     const float sa0 = wscale[u][r0 + g][kb][0], sb0 = wscale[u][r0 + g + 8][kb][0];
 #pragma unroll
                     for (int nt = 0; nt < NT; ++nt) {
@@ -253,59 +238,24 @@ __global__ __launch_bounds__(kThreads, 2) void int8_tile_kernel(Int8TileArgs a) 
             }
         }
     }
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                const int col = wn * kWarpCols + nt * 8 + 2 * t + (i & 1);
-                const int64_t r = m0 + wm * kWarpRows + mt * 16 + g + (i >= 2 ? 8 : 0);
-                if (col >= n || r >= a.rows) continue;
-                float* o = a.out + out_row[col] * a.out_stride + r;
-                if constexpr (GATED)
-                    *o = gated(a.act, acc[0][mt][nt][i], acc[kMats - 1][mt][nt][i]);
-                else
-                    *o = acc[0][mt][nt][i] + (a.bias ? a.bias[r] : 0.0f);
-            }
+    const MmaTileOut o{.out = a.out, .out_stride = a.out_stride, .bias = a.bias, .act = a.act};
+    store_mma_tile<BN, kMats, GATED>(acc, wm, wn, g, t, m0, a.rows, n, out_row, o);
 }
 
 // Launches int8_tile_kernel<T, BN, GATED> for the type, BN one of 64, 32, 16 (GATED: 32 or 16).
 template <bool GATED>
 void launch_int8_tiles(const Launch& l, uint32_t type, int bn, dim3 grid, const Int8TileArgs& a) {
     dispatch_integer_type(type, [&]<int T>() {
-        if constexpr (kInt8TileType<T>) {
-            if (bn == 64 && !GATED)
-                int8_tile_kernel<T, 64, false><<<grid, kThreads, 0, l.stream>>>(a);
-            else if (bn >= 32)
-                int8_tile_kernel<T, 32, GATED><<<grid, kThreads, 0, l.stream>>>(a);
-            else
-                int8_tile_kernel<T, 16, GATED><<<grid, kThreads, 0, l.stream>>>(a);
-        }
+        if constexpr (kInt8TileType<T>)
+            with_mma_tile_tokens<GATED>(bn, [&]<int BN>() {
+                int8_tile_kernel<T, BN, GATED><<<grid, kThreads, 0, l.stream>>>(a);
+            });
     });
-}
-
-// The widest token tiles (at most max_bn) that still give every multiprocessor a block.
-int int8_dense_tile_tokens(const Launch& l, int64_t rows, int64_t tokens, int max_bn) {
-    const int64_t row_blocks = (rows + kRows - 1) / kRows;
-    int bn = max_bn;
-    while (bn > 16 && row_blocks * ((tokens + bn - 1) / bn) < l.multiprocessors) bn /= 2;
-    return bn;
 }
 
 Int8TileArgs int8_args(const Weights& w, int64_t rows, const void* xq, int64_t tokens, const Rows& out) {
     return {.w = w.data, .row_stride = w.row_stride, .rows = rows, .nb = static_cast<int>(w.cols / 32),
             .xq = static_cast<const ActBlock*>(xq), .tokens = tokens, .out = out.data, .out_stride = out.stride};
-}
-
-dim3 int8_dense_grid(int64_t rows, int64_t tokens, int bn) {
-    return dim3(static_cast<unsigned>((rows + kRows - 1) / kRows), static_cast<unsigned>((tokens + bn - 1) / bn));
-}
-
-// Blocks past the tile count that the grouping found return at once.
-dim3 int8_expert_grid(int64_t rows, int64_t slots, int64_t n_experts, int bn) {
-    return dim3(static_cast<unsigned>((rows + kRows - 1) / kRows),
-                static_cast<unsigned>(max_expert_tiles(slots, n_experts, bn)));
 }
 
 }  // namespace
@@ -325,10 +275,10 @@ bool int8_tiles_available(const Launch& l, const Weights& w) {
 void matmul_int8_tiles(const Launch& l, const Weights& w, const void* xq, int64_t tokens, const Rows& out,
                        const float* bias) {
 #if defined(EMBER_GPU_CUDA)
-    const int bn = int8_dense_tile_tokens(l, w.rows, tokens, 64);
+    const int bn = mma_dense_tile_tokens(l, w.rows, tokens, 64);
     Int8TileArgs a = int8_args(w, w.rows, xq, tokens, out);
     a.bias = bias;
-    launch_int8_tiles<false>(l, w.type, bn, int8_dense_grid(w.rows, tokens, bn), a);
+    launch_int8_tiles<false>(l, w.type, bn, mma_dense_grid(w.rows, tokens, bn), a);
 #else
     (void)l, (void)w, (void)xq, (void)tokens, (void)out, (void)bias;
 #endif
@@ -337,11 +287,11 @@ void matmul_int8_tiles(const Launch& l, const Weights& w, const void* xq, int64_
 void matmul_gated_int8_tiles(const Launch& l, Gated act, const Weights& gate, const Weights& up, const void* xq,
                              int64_t tokens, const Rows& out) {
 #if defined(EMBER_GPU_CUDA)
-    const int bn = int8_dense_tile_tokens(l, gate.rows, tokens, 32);
+    const int bn = mma_dense_tile_tokens(l, gate.rows, tokens, 32);
     Int8TileArgs a = int8_args(gate, gate.rows, xq, tokens, out);
     a.w_up = up.data;
     a.act = act;
-    launch_int8_tiles<true>(l, gate.type, bn, int8_dense_grid(gate.rows, tokens, bn), a);
+    launch_int8_tiles<true>(l, gate.type, bn, mma_dense_grid(gate.rows, tokens, bn), a);
 #else
     (void)l, (void)act, (void)gate, (void)up, (void)xq, (void)tokens, (void)out;
 #endif
@@ -356,7 +306,7 @@ void matmul_experts_int8_tiles(const Launch& l, const Weights& w, int64_t n_expe
     a.x_per_slot = x_per_slot;
     a.k = k;
     a.groups = group_expert_slots(l, ids, slots, n_experts, bn, scratch, out);
-    launch_int8_tiles<false>(l, w.type, bn, int8_expert_grid(rows, slots, n_experts, bn), a);
+    launch_int8_tiles<false>(l, w.type, bn, mma_expert_grid(rows, slots, n_experts, bn), a);
 #else
     (void)l, (void)w, (void)n_experts, (void)xq, (void)x_per_slot, (void)ids, (void)tokens, (void)k, (void)out,
         (void)scratch;
@@ -375,7 +325,7 @@ void matmul_experts_gated_int8_tiles(const Launch& l, Gated act, const Weights& 
     a.k = k;
     a.groups = group_expert_slots(l, ids, slots, n_experts, kGatedMmaTileSlots, scratch, out);
     launch_int8_tiles<true>(l, gate.type, kGatedMmaTileSlots,
-                            int8_expert_grid(rows, slots, n_experts, kGatedMmaTileSlots), a);
+                            mma_expert_grid(rows, slots, n_experts, kGatedMmaTileSlots), a);
 #else
     (void)l, (void)act, (void)gate, (void)up, (void)n_experts, (void)xq, (void)x_per_slot, (void)ids, (void)tokens,
         (void)k, (void)out, (void)scratch;

@@ -6,9 +6,9 @@
 // products (m16n8k8) of the split operands, which keeps the sums close to f32 ones.
 #include <algorithm>
 
-#include "expert_tiles.cuh"
 #include "matmul_mma.cuh"
 #include "matvec_common.cuh"
+#include "mma_tiles.cuh"
 
 namespace ember::gpu_kernels {
 
@@ -16,8 +16,8 @@ namespace ember::gpu_kernels {
 
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kRows = 128;      // weight rows per block
+constexpr int kThreads = kMmaThreads;
+constexpr int kRows = kMmaRows;
 constexpr int kLeadWords = 36;  // words per shared row: 32 of data, 4 of padding
 
 __host__ __device__ constexpr bool block_type(uint32_t t) {
@@ -39,22 +39,6 @@ __device__ __forceinline__ void mma_16x8x16(float (&d)[4], const uint32_t (&a)[4
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #else
     __trap();  // the host launches these kernels only on sm_80 and later
-#endif
-}
-
-// Four 8 x 8 matrices of 16-bit values from shared memory, one register each: lane i gives the address of row i % 8
-// of matrix i / 8 (16 bytes, 16-byte aligned), and receives row i / 4, values 2 (i % 4) and 2 (i % 4) + 1 of each
-// matrix: the fragment layout of the m16n8k16 operands, loaded in one instruction instead of four.
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const uint32_t* row) {
-#if __CUDA_ARCH__ >= 800
-    const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(row));
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-#else
-    (void)row;
-    r[0] = r[1] = r[2] = r[3] = 0u;
-    __trap();
 #endif
 }
 
@@ -215,9 +199,9 @@ __global__ __launch_bounds__(kThreads, 2) void mma_kernel(MmaArgs a) {
     static_assert(kHalves || !GATED, "gated tiles take block-quantized weights");
     constexpr int kMats = GATED ? 2 : 1;
     constexpr int kStep = kHalves ? 64 : 32;  // inputs per shared-memory step
-    constexpr int kWarpsN = BN >= 32 ? 2 : 1, kWarpsM = 8 / kWarpsN;
-    constexpr int kWarpRows = kRows / kWarpsM, kWarpCols = BN / kWarpsN;
-    constexpr int MT = kWarpRows / 16, NT = kWarpCols / 8;
+    using Warps = MmaWarpTile<BN>;
+    constexpr int kWarpsN = Warps::kWarpsN, kWarpRows = Warps::kWarpRows, kWarpCols = Warps::kWarpCols;
+    constexpr int MT = Warps::MT, NT = Warps::NT;
     __shared__ __align__(16) uint32_t ws[kMats][kRows][kLeadWords];
     __shared__ __align__(16) uint32_t xs[BN][kLeadWords];
     __shared__ int64_t x_row[BN];
@@ -406,25 +390,9 @@ __global__ __launch_bounds__(kThreads, 2) void mma_kernel(MmaArgs a) {
                     for (int i = 0; i < 4; ++i) acc[0][mt][nt][i] += part[mt][nt][i];
         }
     }
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                const int col = wn * kWarpCols + nt * 8 + 2 * t + (i & 1);
-                const int64_t r = m0 + wm * kWarpRows + mt * 16 + g + (i >= 2 ? 8 : 0);
-                if (col >= n || r >= rows) continue;
-                if (a.partial) {
-                    a.partial[(blockIdx.z * a.tokens + out_row[col]) * rows + r] = acc[0][mt][nt][i];
-                    continue;
-                }
-                float* o = a.out + out_row[col] * a.out_stride + r;
-                if constexpr (GATED)
-                    *o = gated(a.act, acc[0][mt][nt][i], acc[kMats - 1][mt][nt][i]);
-                else
-                    *o = acc[0][mt][nt][i] + (a.bias ? a.bias[r] : 0.0f);
-            }
+    const MmaTileOut o{.out = a.out, .out_stride = a.out_stride, .bias = a.bias, .act = a.act, .partial = a.partial,
+                       .part = blockIdx.z, .tokens = a.tokens};
+    store_mma_tile<BN, kMats, GATED>(acc, wm, wn, g, t, m0, rows, n, out_row, o);
 }
 
 // out[t, r] = the split products' parts added in split order, plus the bias.
@@ -473,26 +441,11 @@ namespace {
 template <bool GATED>
 void launch_mma(const Launch& l, uint32_t type, int bn, dim3 grid, const MmaArgs& a) {
     dispatch_weight_type(type, [&]<int T>() {
-        if constexpr (GATED && !block_type(T)) {
-            return;  // mma_gated_available keeps float weights off this path
-        } else {
-            if (bn == 64 && !GATED)
-                mma_kernel<T, 64, false><<<grid, kThreads, 0, l.stream>>>(a);
-            else if (bn >= 32)
-                mma_kernel<T, 32, GATED><<<grid, kThreads, 0, l.stream>>>(a);
-            else
-                mma_kernel<T, 16, GATED><<<grid, kThreads, 0, l.stream>>>(a);
-        }
+        if constexpr (!GATED || block_type(T))  // mma_gated_available keeps float weights off the gated path
+            with_mma_tile_tokens<GATED>(bn, [&]<int BN>() {
+                mma_kernel<T, BN, GATED><<<grid, kThreads, 0, l.stream>>>(a);
+            });
     });
-}
-
-// The widest token tiles (at most max_bn) that still give every multiprocessor a block: few weight rows (gates,
-// small projections) or few tokens take narrower tiles, which decode the weights more often but run in parallel.
-int dense_tile_tokens(const Launch& l, int64_t rows, int64_t tokens, int max_bn) {
-    const int64_t row_blocks = (rows + kRows - 1) / kRows;
-    int bn = max_bn;
-    while (bn > 16 && row_blocks * ((tokens + bn - 1) / bn) < l.multiprocessors) bn /= 2;
-    return bn;
 }
 
 // A dense product's tiles: the token width, and the split along the inputs that gives every multiprocessor about two
@@ -507,7 +460,7 @@ struct DenseSplit {
 DenseSplit dense_split(const Launch& l, const Weights& w, int64_t tokens) {
     constexpr int64_t kMinSplitSteps = 8;
     DenseSplit s;
-    s.bn = dense_tile_tokens(l, w.rows, tokens, 64);
+    s.bn = mma_dense_tile_tokens(l, w.rows, tokens, 64);
     const int64_t blocks = (w.rows + kRows - 1) / kRows * ((tokens + s.bn - 1) / s.bn);
     const int64_t steps = (w.cols + (block_type(w.type) ? 63 : 31)) / (block_type(w.type) ? 64 : 32);
     const int64_t want = (2 * l.multiprocessors + blocks - 1) / blocks;
@@ -530,12 +483,6 @@ MmaArgs expert_args(const Weights& w, int64_t n_experts, const Rows& x, bool x_p
             .out_stride = out.stride};
 }
 
-dim3 expert_grid(int64_t rows, int64_t slots, int64_t n_experts, int bn) {
-    // Blocks past the tile count that the grouping found return at once.
-    return dim3(static_cast<unsigned>((rows + kRows - 1) / kRows),
-                static_cast<unsigned>(max_expert_tiles(slots, n_experts, bn)));
-}
-
 }  // namespace
 #endif
 
@@ -554,7 +501,7 @@ void matmul_mma(const Launch& l, const Weights& w, const Rows& x, const Rows& ou
     const DenseSplit s = dense_split(l, w, x.rows);
     MmaArgs a = dense_args(w, x, out);
     a.bias = bias;
-    dim3 grid(static_cast<unsigned>((w.rows + kRows - 1) / kRows), static_cast<unsigned>((x.rows + s.bn - 1) / s.bn));
+    dim3 grid = mma_dense_grid(w.rows, x.rows, s.bn);
     if (s.splits > 1 && split) {
         a.split_steps = s.split_steps;
         a.partial = static_cast<float*>(split);
@@ -575,12 +522,11 @@ void matmul_mma(const Launch& l, const Weights& w, const Rows& x, const Rows& ou
 void matmul_gated_mma(const Launch& l, Gated act, const Weights& gate, const Weights& up, const Rows& x,
                       const Rows& out) {
 #if defined(EMBER_GPU_CUDA)
-    const int bn = dense_tile_tokens(l, gate.rows, x.rows, 32);
+    const int bn = mma_dense_tile_tokens(l, gate.rows, x.rows, 32);
     MmaArgs a = dense_args(gate, x, out);
     a.w_up = up.data;
     a.act = act;
-    const dim3 grid(static_cast<unsigned>((gate.rows + kRows - 1) / kRows),
-                    static_cast<unsigned>((x.rows + bn - 1) / bn));
+    const dim3 grid = mma_dense_grid(gate.rows, x.rows, bn);
     launch_mma<true>(l, gate.type, bn, grid, a);
 #else
     (void)l, (void)act, (void)gate, (void)up, (void)x, (void)out;
@@ -597,7 +543,7 @@ void matmul_experts_mma(const Launch& l, const Weights& w, int64_t n_experts, co
 #if defined(EMBER_GPU_CUDA)
     const int bn = experts_mma_tile_slots(slots, n_experts);
     const MmaArgs a = expert_args(w, n_experts, x, x_per_slot, k, groups, slots, out);
-    launch_mma<false>(l, w.type, bn, expert_grid(a.rows, slots, n_experts, bn), a);
+    launch_mma<false>(l, w.type, bn, mma_expert_grid(a.rows, slots, n_experts, bn), a);
 #else
     (void)l, (void)w, (void)n_experts, (void)x, (void)x_per_slot, (void)k, (void)groups, (void)slots, (void)out;
 #endif
@@ -610,7 +556,7 @@ void matmul_experts_gated_mma(const Launch& l, Gated act, const Weights& gate, c
     MmaArgs a = expert_args(gate, n_experts, x, x_per_slot, k, groups, slots, out);
     a.w_up = up.data;
     a.act = act;
-    launch_mma<true>(l, gate.type, kGatedMmaTileSlots, expert_grid(a.rows, slots, n_experts, kGatedMmaTileSlots), a);
+    launch_mma<true>(l, gate.type, kGatedMmaTileSlots, mma_expert_grid(a.rows, slots, n_experts, kGatedMmaTileSlots), a);
 #else
     (void)l, (void)act, (void)gate, (void)up, (void)n_experts, (void)x, (void)x_per_slot, (void)k, (void)groups,
         (void)slots, (void)out;
