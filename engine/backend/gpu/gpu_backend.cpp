@@ -200,22 +200,16 @@ void GpuBackend::do_matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
     if (x.rows == 0) return;
     const bool matvec = x.rows <= gk::max_matvec_tokens(wv.type, w.cols);
     if (matvec && w.cols % 32 == 0 && gk::has_integer_matvec(wv.type)) {
-        const auto [xq, fresh] = quantized_activations(xv);
-        record_product(wv, ov, launch_key("matvec_integer", wv, xv, ov, bv, xq, fresh),
-                       [=](const gk::Launch& l, const std::byte*) {
-                           if (fresh) gk::quantize_q8_1(l, xv, xq);
-                           gk::matvec_integer(l, wv, xq, xv.rows, ov, bv);
-                       });
+        record_on_blocks(
+            wv, xv, ov, "matvec_integer",
+            [=](const gk::Launch& l, const void* xq) { gk::matvec_integer(l, wv, xq, xv.rows, ov, bv); }, bv);
     } else if (matvec) {
         record_product(wv, ov, launch_key("matvec_float", wv, xv, ov, bv),
                        [=](const gk::Launch& l, const std::byte*) { gk::matvec_float(l, wv, xv, ov, bv); });
     } else if (gk::int8_tiles_available(ctx_->launch, wv)) {
-        const auto [xq, fresh] = quantized_activations(xv);
-        record_product(wv, ov, launch_key("matmul_int8_tiles", wv, xv, ov, bv, xq, fresh),
-                       [=](const gk::Launch& l, const std::byte*) {
-                           if (fresh) gk::quantize_q8_1(l, xv, xq);
-                           gk::matmul_int8_tiles(l, wv, xq, xv.rows, ov, bv);
-                       });
+        record_on_blocks(
+            wv, xv, ov, "matmul_int8_tiles",
+            [=](const gk::Launch& l, const void* xq) { gk::matmul_int8_tiles(l, wv, xq, xv.rows, ov, bv); }, bv);
     } else {
         const size_t split_bytes = gk::matmul_tiled_scratch_bytes(ctx_->launch, wv, xv.rows);
         std::byte* split = split_bytes ? scratch(kSplitProducts, split_bytes) : nullptr;
@@ -297,34 +291,34 @@ void GpuBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const Ten
     if (slots == 0) return;
     const bool integer = gk::has_integer_matvec(wv.type);
     if (integer && tokens <= kPerSlotIntegerExpertTokens) {
-        const auto [xq, fresh] = quantized_activations(xv);
-        record_product(wv, ov, launch_key("experts_integer", wv, n_experts, xv, idv, k, ov, xq, fresh),
-                       [=](const gk::Launch& l, const std::byte*) {
-                           if (fresh) gk::quantize_q8_1(l, xv, xq);
-                           gk::matvec_experts_integer(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov);
-                       });
+        record_on_blocks(
+            wv, xv, ov, "experts_integer",
+            [=](const gk::Launch& l, const void* xq) {
+                gk::matvec_experts_integer(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov);
+            },
+            n_experts, idv, k);
     } else if (integer && tokens <= gk::kMaxIntegerMatvecTokens) {
         // A verify batch: each routed expert's rows read once for all its slots, not once per slot.
-        const auto [xq, fresh] = quantized_activations(xv);
         auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
-        record_product(wv, ov, launch_key("experts_grouped_integer", wv, n_experts, xv, idv, k, ov, xq, fresh, groups),
-                       [=](const gk::Launch& l, const std::byte*) {
-                           if (fresh) gk::quantize_q8_1(l, xv, xq);
-                           gk::matvec_experts_grouped(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov, groups);
-                       });
+        record_on_blocks(
+            wv, xv, ov, "experts_grouped_integer",
+            [=](const gk::Launch& l, const void* xq) {
+                gk::matvec_experts_grouped(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov, groups);
+            },
+            n_experts, idv, k, groups);
     } else if (!integer && tokens <= kPerSlotFloatExpertTokens) {
         record_product(wv, ov, launch_key("experts_float", wv, n_experts, xv, idv, k, ov),
                        [=](const gk::Launch& l, const std::byte*) {
                            gk::matvec_experts_float(l, wv, n_experts, xv, per_slot, idv, tokens, k, ov);
                        });
     } else if (gk::int8_tiles_available(ctx_->launch, wv)) {
-        const auto [xq, fresh] = quantized_activations(xv);
         auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
-        record_product(wv, ov, launch_key("experts_int8_tiles", wv, n_experts, xv, idv, k, ov, xq, fresh, groups),
-                       [=](const gk::Launch& l, const std::byte*) {
-                           if (fresh) gk::quantize_q8_1(l, xv, xq);
-                           gk::matmul_experts_int8_tiles(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov, groups);
-                       });
+        record_on_blocks(
+            wv, xv, ov, "experts_int8_tiles",
+            [=](const gk::Launch& l, const void* xq) {
+                gk::matmul_experts_int8_tiles(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov, groups);
+            },
+            n_experts, idv, k, groups);
     } else {
         auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
         record_product(wv, ov, launch_key("experts_grouped", wv, n_experts, xv, idv, k, ov, groups),
@@ -358,12 +352,10 @@ void GpuBackend::do_matmul_gated(Activation act, const Tensor& w_gate, const Ten
         counters_.weight_bytes += static_cast<uint64_t>(w_gate.rows) * w_gate.row_stride * 2;
         const gk::Gated a = gated_of(act);
         if (gk::int8_tiles_available(ctx_->launch, gv)) {
-            const auto [xq, fresh] = quantized_activations(xv);
-            record_product(gv, ov, launch_key("matmul_gated_int8_tiles", a, gv, uv, xv, ov, xq, fresh),
-                           [=](const gk::Launch& l, const std::byte*) {
-                               if (fresh) gk::quantize_q8_1(l, xv, xq);
-                               gk::matmul_gated_int8_tiles(l, a, gv, uv, xq, xv.rows, ov);
-                           });
+            record_on_blocks(
+                gv, xv, ov, "matmul_gated_int8_tiles",
+                [=](const gk::Launch& l, const void* xq) { gk::matmul_gated_int8_tiles(l, a, gv, uv, xq, xv.rows, ov); },
+                a, uv);
             return;
         }
         if (overlaps(sv, quantized_)) quantized_ = {};
@@ -377,12 +369,9 @@ void GpuBackend::do_matmul_gated(Activation act, const Tensor& w_gate, const Ten
     counters_.weight_bytes += static_cast<uint64_t>(w_gate.rows) * w_gate.row_stride * 2;
     if (x.rows == 0) return;
     const gk::Gated a = gated_of(act);
-    const auto [xq, fresh] = quantized_activations(xv);
-    record_product(gv, ov, launch_key("matvec_gated_integer", a, gv, uv, xv, ov, xq, fresh),
-                   [=](const gk::Launch& l, const std::byte*) {
-                       if (fresh) gk::quantize_q8_1(l, xv, xq);
-                       gk::matvec_gated_integer(l, a, gv, uv, xq, xv.rows, ov);
-                   });
+    record_on_blocks(
+        gv, xv, ov, "matvec_gated_integer",
+        [=](const gk::Launch& l, const void* xq) { gk::matvec_gated_integer(l, a, gv, uv, xq, xv.rows, ov); }, a, uv);
 }
 
 void GpuBackend::do_matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
@@ -408,16 +397,14 @@ void GpuBackend::do_matmul_experts_gated(Activation act, const Tensor& w_gate, c
         if (slots == 0) return;
         const gk::Gated a = gated_of(act);
         if (gk::int8_tiles_available(ctx_->launch, gv)) {
-            const auto [xq, fresh] = quantized_activations(xv);
             auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
-            record_product(gv, ov,
-                           launch_key("experts_gated_int8_tiles", a, gv, uv, n_experts, xv, idv, k, ov, xq, fresh,
-                                      groups),
-                           [=](const gk::Launch& l, const std::byte*) {
-                               if (fresh) gk::quantize_q8_1(l, xv, xq);
-                               gk::matmul_experts_gated_int8_tiles(l, a, gv, uv, n_experts, xq, per_slot, idv, tokens,
-                                                                   k, ov, groups);
-                           });
+            record_on_blocks(
+                gv, xv, ov, "experts_gated_int8_tiles",
+                [=](const gk::Launch& l, const void* xq) {
+                    gk::matmul_experts_gated_int8_tiles(l, a, gv, uv, n_experts, xq, per_slot, idv, tokens, k, ov,
+                                                        groups);
+                },
+                a, uv, n_experts, idv, k, groups);
             return;
         }
         if (overlaps(sv, quantized_)) quantized_ = {};
@@ -442,12 +429,12 @@ void GpuBackend::do_matmul_experts_gated(Activation act, const Tensor& w_gate, c
     counters_.weight_bytes += bytes;
     if (slots == 0) return;
     const gk::Gated a = gated_of(act);
-    const auto [xq, fresh] = quantized_activations(xv);
-    record_product(gv, ov, launch_key("experts_gated_integer", a, gv, uv, n_experts, xv, idv, k, ov, xq, fresh),
-                   [=](const gk::Launch& l, const std::byte*) {
-                       if (fresh) gk::quantize_q8_1(l, xv, xq);
-                       gk::matvec_experts_gated_integer(l, a, gv, uv, n_experts, xq, per_slot, idv, tokens, k, ov);
-                   });
+    record_on_blocks(
+        gv, xv, ov, "experts_gated_integer",
+        [=](const gk::Launch& l, const void* xq) {
+            gk::matvec_experts_gated_integer(l, a, gv, uv, n_experts, xq, per_slot, idv, tokens, k, ov);
+        },
+        a, uv, n_experts, idv, k);
 }
 
 void GpuBackend::do_moe_down_combine(const MoeDownArgs& a) {

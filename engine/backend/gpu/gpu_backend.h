@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "backend/backend_operations.h"
+#include "backend/gpu/gpu_key.h"
 #include "backend/gpu/step_recorder.h"
 #include "backend/backend.h"
 
@@ -127,6 +128,18 @@ private:
     // previous product quantized the same rows and nothing has written since, as with the projections of one
     // normed input).
     std::pair<std::byte*, bool> quantized_activations(const gpu_kernels::Rows& x);
+    // A product on x's Q8_1 blocks (quantize_q8_1 first, unless the previous product made the same blocks):
+    // launch(l, xq) enqueues it; op and key_args name it for the step's replay.
+    template <typename F, typename... A>
+    void record_on_blocks(const gpu_kernels::Weights& w, const gpu_kernels::Rows& x, const gpu_kernels::Rows& out,
+                          const char* op, F launch, const A&... key_args) {
+        const auto [xq, fresh] = quantized_activations(x);
+        record_product(w, out, launch_key(op, key_args..., w, x, out, xq, fresh),
+                       [=, xq = xq, fresh = fresh](const gpu_kernels::Launch& l, const std::byte*) {
+                           if (fresh) gpu_kernels::quantize_q8_1(l, x, xq);
+                           launch(l, static_cast<const void*>(xq));
+                       });
+    }
     // Where a norm writes its output's Q8_1 blocks as it goes (the activation scratch), for outputs of a size the
     // integer mat x vec takes (decode and verify batches); nullptr for others.
     std::byte* norm_output_blocks(const gpu_kernels::Rows& out);
