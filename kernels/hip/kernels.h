@@ -21,7 +21,7 @@ enum : uint32_t {
 };
 
 bool weight_type_supported(uint32_t type);
-// Types whose mat x vec runs on 8-bit activations with integer dot products (ROCmFP4 dual/FAST, Q4_0, Q8_0).
+// Types whose mat x vec runs on 8-bit activations with integer dot products (ROCmFP4 dual/FAST, MXFP4, Q4_0, Q8_0).
 bool has_integer_matvec(uint32_t type);
 
 struct Launch {
@@ -135,7 +135,7 @@ void matmul_experts_gated_grouped(const Launch& l, Gated act, const Weights& gat
                                   int64_t tokens, int k, const Rows& up_scratch, const Rows& out, void* scratch);
 
 // Products of many tokens on 8-bit tensor-core operands (CUDA sm_80 and later) for the integer mat x vec's weight
-// types (ROCmFP4 dual and FAST, Q4_0, Q8_0): activations quantized as quantize_q8_1 writes them (xq: rows of
+// types (ROCmFP4 dual and FAST, MXFP4, Q4_0, Q8_0): activations quantized as quantize_q8_1 writes them (xq: rows of
 // w.cols / 32 blocks), codes multiplied exactly in int32, scales applied per block in f32. Dense (tokens rows of xq),
 // gated (act(gate . x, up . x)), and grouped by expert as matmul_experts_grouped (scratch: expert_group_bytes).
 bool int8_tiles_available(const Launch& l, const Weights& w);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tensor-core tiles on 8-bit integers (kernels.h, int8_tiles_available): the weight types of the integer mat x vec
-// (ROCmFP4 dual and FAST, Q4_0, Q8_0) times activations quantized as quantize_q8_1 writes them. A block of 8 warps
-// computes 128 weight rows x BN tokens; per step of two weight blocks (64 inputs) the threads expand the codes to
+// (ROCmFP4 dual and FAST, MXFP4, Q4_0, Q8_0) times activations quantized as quantize_q8_1 writes them. A block of 8
+// warps computes 128 weight rows x BN tokens; per step of two weight blocks (64 inputs) the threads expand the codes to
 // int8 in shared memory (no conversion to f16: a code is its own integer) beside the tokens' int8 blocks, and each
 // warp multiplies its sub-tile with m16n8k32 integer products (two m16n8k16 for ROCmFP4 dual, whose halves have their
 // own scales), exact in int32, then adds product x weight scale x activation scale in f32 block by block.
@@ -21,7 +21,7 @@ constexpr int kStepBlocks = 2;   // weight blocks (32 inputs each) per shared-me
 constexpr int kRowWords = 20;    // words per shared row: 16 of int8 codes, 4 of padding (conflict-free ldmatrix)
 
 template <int T>
-inline constexpr bool kInt8TileType = T == kRocmfp4 || T == kRocmfp4Fast || T == kQ4_0 || T == kQ8_0;
+inline constexpr bool kInt8TileType = integer_path(T);
 
 // d += a (16 x 32, row) . b (32 x 8, col), int8 inputs, int32 sums (exact).
 __device__ __forceinline__ void mma_16x8x32_s8(int (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
@@ -46,34 +46,6 @@ __device__ __forceinline__ void mma_16x8x16_s8(int (&d)[4], uint32_t a0, uint32_
 #else
     __trap();
 #endif
-}
-
-// A weight block as int8 codes in input order (word i: inputs 4i .. 4i + 3) and its scales (s1: inputs 16-31,
-// ROCmFP4 dual only; the others repeat s0), from its bytes as aligned words.
-template <int T>
-__device__ __forceinline__ void expand_block(const uint32_t* w, uint32_t (&v)[8], float& s0, float& s1) {
-    if constexpr (T == kRocmfp4 || T == kRocmfp4Fast) {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            v[i] = rocmfp4_values(w[i] & 0x0f0f0f0fu);
-            v[4 + i] = rocmfp4_values((w[i] >> 4) & 0x0f0f0f0fu);
-        }
-        s0 = rocmfp_scale(static_cast<uint8_t>(w[4] & 0xff));
-        s1 = T == kRocmfp4 ? rocmfp_scale(static_cast<uint8_t>((w[4] >> 8) & 0xff)) : s0;
-    } else {  // Q4_0, Q8_0: an f16 scale, then the codes two bytes into the block
-        s0 = s1 = half_to_float(static_cast<uint16_t>(w[0] & 0xffffu));
-        if constexpr (T == kQ4_0) {
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                const uint32_t q = (w[i] >> 16) | (w[i + 1] << 16);
-                v[i] = __vsub4(q & 0x0f0f0f0fu, 0x08080808u);  // codes 0..15 stand for -8..7
-                v[4 + i] = __vsub4((q >> 4) & 0x0f0f0f0fu, 0x08080808u);
-            }
-        } else {
-#pragma unroll
-            for (int i = 0; i < 8; ++i) v[i] = (w[i] >> 16) | (w[i + 1] << 16);
-        }
-    }
 }
 
 struct Int8TileArgs {
@@ -164,7 +136,13 @@ __global__ __launch_bounds__(kThreads, 2) void int8_tile_kernel(Int8TileArgs a) 
             if (raw_ok) {
                 uint32_t words[(kBytes + 3) / 4];
                 gpu::align_unaligned<kBytes>(raw[u], words);
-                expand_block<T>(words, v, s0, s1);
+                const IntegerBlock blk = expand_integer_block<T>(words);
+#pragma unroll
+                for (int i = 0; i < 8; ++i)  // Q4_0's codes 0..15 stand for -8..7
+                    v[i] = T == kQ4_0 ? __vsub4(static_cast<uint32_t>(blk.v[i]), 0x08080808u)
+                                      : static_cast<uint32_t>(blk.v[i]);
+                s0 = blk.s0;
+                s1 = blk.s1;
             }
             uint4* dst = reinterpret_cast<uint4*>(&ws[u][wr_row][8 * wr_block]);
             dst[0] = make_uint4(v[0], v[1], v[2], v[3]);
@@ -264,8 +242,7 @@ Int8TileArgs int8_args(const Weights& w, int64_t rows, const void* xq, int64_t t
 
 bool int8_tiles_available(const Launch& l, const Weights& w) {
 #if defined(EMBER_GPU_CUDA)
-    const bool type = w.type == kRocmfp4 || w.type == kRocmfp4Fast || w.type == kQ4_0 || w.type == kQ8_0;
-    return type && w.cols % 32 == 0 && mma_available(l, w.type);
+    return integer_path(w.type) && w.cols % 32 == 0 && mma_available(l, w.type);
 #else
     (void)l, (void)w;
     return false;

@@ -18,15 +18,29 @@ __device__ __forceinline__ float group_sum(float v) {
     return v;
 }
 
-// Four ROCmFP4 codes (one per byte, 0..15) to their int8 values: two 8-entry byte-permute lookups, one for the
-// positive half of the codebook and one for the negative half, selected per byte by the code's sign bit.
-__device__ __forceinline__ uint32_t rocmfp4_values(uint32_t codes) {
+// The byte-wise negation of four int8 values.
+__host__ __device__ constexpr uint32_t negated_bytes(uint32_t v) {
+    uint32_t r = 0;
+    for (int i = 0; i < 4; ++i) r |= ((0x100u - ((v >> (8 * i)) & 0xffu)) & 0xffu) << (8 * i);
+    return r;
+}
+
+// Four 4-bit codes (one per byte, 0..15, bit 3 the sign) to their int8 values through a codebook's eight magnitudes
+// (the bytes of kLo, then of kHi): two 8-entry byte-permute lookups, one for the positive half of the codebook and
+// one for the negative half, selected per byte by the code's sign bit.
+template <uint32_t kLo, uint32_t kHi>
+__device__ __forceinline__ uint32_t fp4_values(uint32_t codes) {
     const uint32_t idx = codes & 0x07070707u;
-    const uint32_t positive = gpu::lookup8(0x03020100u, 0x0a080604u, idx);
-    const uint32_t negative = gpu::lookup8(0xfdfeff00u, 0xf6f8fafcu, idx);
+    const uint32_t positive = gpu::lookup8(kLo, kHi, idx);
+    constexpr uint32_t kNegLo = negated_bytes(kLo), kNegHi = negated_bytes(kHi);
+    const uint32_t negative = gpu::lookup8(kNegLo, kNegHi, idx);
     const uint32_t mask = ((codes >> 3) & 0x01010101u) * 0xffu;
     return gpu::select_bytes(mask, negative, positive);
 }
+
+// ROCmFP4's codebook {0, 1, 2, 3, 4, 6, 8, 10} and MXFP4's E2M1 values doubled {0, 1, 2, 3, 4, 6, 8, 12}.
+__device__ __forceinline__ uint32_t rocmfp4_values(uint32_t codes) { return fp4_values<0x03020100u, 0x0a080604u>(codes); }
+__device__ __forceinline__ uint32_t mxfp4_values(uint32_t codes) { return fp4_values<0x03020100u, 0x0c080604u>(codes); }
 
 // One weight block expanded to int8 values with its scales (s1: the second half's scale, ROCmFP4 dual only).
 struct IntegerBlock {
@@ -35,11 +49,14 @@ struct IntegerBlock {
 };
 
 template <int T>
-__device__ __forceinline__ IntegerBlock load_integer_block(const uint8_t* blk) {
+inline constexpr int kIntegerBlockBytes = T == kRocmfp4 ? 18 : T == kRocmfp4Fast || T == kMXFP4 ? 17 : T == kQ4_0 ? 18 : 34;
+
+// A block of the integer path from its kIntegerBlockBytes<T> bytes as aligned words (gpu::load_unaligned): values
+// v[i] are inputs 4i .. 4i + 3.
+template <int T>
+__device__ __forceinline__ IntegerBlock expand_integer_block(const uint32_t* w) {
     IntegerBlock b;
-    if constexpr (T == kRocmfp4 || T == kRocmfp4Fast) {
-        uint32_t w[5];
-        gpu::load_unaligned<T == kRocmfp4 ? 18 : 17>(blk, w);
+    if constexpr (T == kRocmfp4 || T == kRocmfp4Fast) {  // 16 code bytes, then the scales
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
             b.v[i] = static_cast<int>(rocmfp4_values(w[i] & 0x0f0f0f0fu));
@@ -47,23 +64,35 @@ __device__ __forceinline__ IntegerBlock load_integer_block(const uint8_t* blk) {
         }
         b.s0 = rocmfp_scale(static_cast<uint8_t>(w[4] & 0xff));
         b.s1 = T == kRocmfp4 ? rocmfp_scale(static_cast<uint8_t>((w[4] >> 8) & 0xff)) : b.s0;
-    } else if constexpr (T == kQ4_0) {
-        uint32_t w[4];
-        gpu::load_unaligned<16>(blk + 2, w);
+    } else if constexpr (T == kMXFP4) {  // the E8M0 scale byte, then 16 code bytes
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            b.v[i] = static_cast<int>(w[i] & 0x0f0f0f0fu);
-            b.v[4 + i] = static_cast<int>((w[i] >> 4) & 0x0f0f0f0fu);
+            const uint32_t q = (w[i] >> 8) | (w[i + 1] << 24);
+            b.v[i] = static_cast<int>(mxfp4_values(q & 0x0f0f0f0fu));
+            b.v[4 + i] = static_cast<int>(mxfp4_values((q >> 4) & 0x0f0f0f0fu));
         }
-        b.s0 = half_to_float(gpu::load_u16(blk));
-    } else {  // Q8_0
-        uint32_t w[8];
-        gpu::load_unaligned<32>(blk + 2, w);
+        b.s0 = b.s1 = mxfp4_scale(static_cast<uint8_t>(w[0] & 0xff));
+    } else {  // Q4_0 (unsigned codes; integer_dot takes the offset of 8), Q8_0: an f16 scale, then the codes
+        b.s0 = b.s1 = half_to_float(static_cast<uint16_t>(w[0] & 0xffffu));
 #pragma unroll
-        for (int i = 0; i < 8; ++i) b.v[i] = static_cast<int>(w[i]);
-        b.s0 = half_to_float(gpu::load_u16(blk));
+        for (int i = 0; i < (T == kQ4_0 ? 4 : 8); ++i) {
+            const uint32_t q = (w[i] >> 16) | (w[i + 1] << 16);
+            if constexpr (T == kQ4_0) {
+                b.v[i] = static_cast<int>(q & 0x0f0f0f0fu);
+                b.v[4 + i] = static_cast<int>((q >> 4) & 0x0f0f0f0fu);
+            } else {
+                b.v[i] = static_cast<int>(q);
+            }
+        }
     }
     return b;
+}
+
+template <int T>
+__device__ __forceinline__ IntegerBlock load_integer_block(const uint8_t* blk) {
+    uint32_t w[(kIntegerBlockBytes<T> + 3) / 4];
+    gpu::load_unaligned<kIntegerBlockBytes<T>>(blk, w);
+    return expand_integer_block<T>(w);
 }
 
 // A decoded weight block . one token's activation block.
@@ -87,9 +116,6 @@ __device__ __forceinline__ float integer_dot(const IntegerBlock& b, const ActBlo
             return b.s0 * a.d * static_cast<float>(sum);
     }
 }
-
-template <int T>
-inline constexpr int kIntegerBlockBytes = T == kRocmfp4 ? 18 : T == kRocmfp4Fast ? 17 : T == kQ4_0 ? 18 : 34;
 
 // Row `row` of `w` (block bytes BB) against NT tokens; the LPR lanes of a group each return a partial sum. Two blocks
 // are loaded before either is used, so that each lane has twice the bytes in flight; the sums keep the order b, b + LPR,
@@ -208,7 +234,7 @@ void with_tokens(int64_t run, F&& f) {
 
 // The types with an integer (Q8_1 activation) path.
 constexpr bool integer_path(uint32_t type) {
-    return type == kRocmfp4 || type == kRocmfp4Fast || type == kQ4_0 || type == kQ8_0;
+    return type == kRocmfp4 || type == kRocmfp4Fast || type == kMXFP4 || type == kQ4_0 || type == kQ8_0;
 }
 
 template <typename F>

@@ -40,6 +40,7 @@ __global__ void matvec_integer_many_kernel(ManyProducts a, int nb, const ActBloc
         switch (a.type[m]) {  // the same for the whole block
             case kRocmfp4: integer_row<kRocmfp4, NT, LPR>(wr, nb, x, nb, lane, acc); break;
             case kRocmfp4Fast: integer_row<kRocmfp4Fast, NT, LPR>(wr, nb, x, nb, lane, acc); break;
+            case kMXFP4: integer_row<kMXFP4, NT, LPR>(wr, nb, x, nb, lane, acc); break;
             case kQ4_0: integer_row<kQ4_0, NT, LPR>(wr, nb, x, nb, lane, acc); break;
             default: integer_row<kQ8_0, NT, LPR>(wr, nb, x, nb, lane, acc); break;
         }
