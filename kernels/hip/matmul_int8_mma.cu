@@ -231,6 +231,10 @@ void launch_int8_tiles(const Launch& l, uint32_t type, int bn, dim3 grid, const 
     });
 }
 
+// ROCmFP4 dual's two scales per block double the f32 work per integer product: its tiles stay at 32 tokens, where
+// the accumulators fit the registers of two blocks per multiprocessor (64 spilled).
+int widest_int8_tile(uint32_t type, int bn) { return type == kRocmfp4 && bn > 32 ? 32 : bn; }
+
 Int8TileArgs int8_args(const Weights& w, int64_t rows, const void* xq, int64_t tokens, const Rows& out) {
     return {.w = w.data, .row_stride = w.row_stride, .rows = rows, .nb = static_cast<int>(w.cols / 32),
             .xq = static_cast<const ActBlock*>(xq), .tokens = tokens, .out = out.data, .out_stride = out.stride};
@@ -252,7 +256,7 @@ bool int8_tiles_available(const Launch& l, const Weights& w) {
 void matmul_int8_tiles(const Launch& l, const Weights& w, const void* xq, int64_t tokens, const Rows& out,
                        const float* bias) {
 #if defined(EMBER_GPU_CUDA)
-    const int bn = mma_dense_tile_tokens(l, w.rows, tokens, 64);
+    const int bn = mma_dense_tile_tokens(l, w.rows, tokens, widest_int8_tile(w.type, 64));
     Int8TileArgs a = int8_args(w, w.rows, xq, tokens, out);
     a.bias = bias;
     launch_int8_tiles<false>(l, w.type, bn, mma_dense_grid(w.rows, tokens, bn), a);
@@ -278,7 +282,7 @@ void matmul_experts_int8_tiles(const Launch& l, const Weights& w, int64_t n_expe
                                const int32_t* ids, int64_t tokens, int k, const Rows& out, void* scratch) {
 #if defined(EMBER_GPU_CUDA)
     const int64_t slots = tokens * k, rows = w.rows / n_experts;
-    const int bn = experts_mma_tile_slots(slots, n_experts);
+    const int bn = widest_int8_tile(w.type, experts_mma_tile_slots(slots, n_experts));
     Int8TileArgs a = int8_args(w, rows, xq, slots, out);
     a.x_per_slot = x_per_slot;
     a.k = k;

@@ -54,9 +54,9 @@ std::vector<double> dequantized(TensorType type, int64_t rows, int64_t cols, con
     return out;
 }
 
-// Products of many tokens run on the tensor cores where the device has them: with block-quantized weights on f16
-// activations (11-bit significands) and f32 sums, a few 1e-4 of the largest output; float weights as three TF32
-// products (about 2^-21).
+// Products of many tokens run on the tensor cores where the device has them: with the other block-quantized weights
+// on f16 activations (11-bit significands) and f32 sums, a few 1e-4 of the largest output; float weights as three
+// TF32 products (about 2^-21).
 constexpr double kTensorCoreTolerance = 2e-3;
 
 double relative_error(const std::vector<float>& got, const std::vector<double>& want) {
@@ -66,8 +66,39 @@ double relative_error(const std::vector<float>& got, const std::vector<double>& 
     return worst / scale;
 }
 
+// The integer path's products (mat x vec; tiles on a device with tensor cores) take 8-bit activations: against a
+// reference on the same activations only the f32 sums' rounding is left.
+constexpr double kEightBitTolerance = 1e-4;
+
+// Whether products of `type` over `tokens` tokens take 8-bit activations on this device.
+bool on_eight_bit_activations(TensorType type, int64_t cols, int64_t tokens) {
+    const auto id = static_cast<uint32_t>(type);
+    if (!gpu_kernels::has_integer_matvec(id)) return false;
+    if (tokens <= gpu_kernels::max_matvec_tokens(id, cols)) return true;
+    gpu::DeviceProp prop{};
+    if (gpu::device_properties(&prop, 0) != gpu::kSuccess) return false;
+    gpu_kernels::Launch l;
+    l.matrix_cores = gpu::has_matrix_cores(prop);
+    return gpu_kernels::int8_tiles_available(l, gpu_kernels::Weights{.type = id, .cols = cols});
+}
+
+// x as those products see it: each block of 32 quantized as the kernels' Q8_1 blocks (scale amax / 127 in float,
+// codes rounded half away from zero) and read back exactly.
+std::vector<double> through_q8_1(const std::vector<float>& x) {
+    std::vector<double> out(x.size());
+    for (size_t b = 0; b < x.size(); b += 32) {
+        float amax = 0.0f;
+        for (size_t i = b; i < b + 32; ++i) amax = std::max(amax, std::abs(x[i]));
+        const float d = amax / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+        for (size_t i = b; i < b + 32; ++i)
+            out[i] = static_cast<double>(d) * std::clamp(std::round(x[i] * id), -127.0f, 127.0f);
+    }
+    return out;
+}
+
 // out[n, r] = w[r, :] . x[n, :] in float64.
-std::vector<double> product(const std::vector<double>& w, int64_t rows, int64_t cols, const std::vector<float>& x,
+template <typename X>
+std::vector<double> product(const std::vector<double>& w, int64_t rows, int64_t cols, const std::vector<X>& x,
                             int64_t tokens) {
     std::vector<double> out(static_cast<size_t>(tokens * rows));
     for (int64_t n = 0; n < tokens; ++n)
@@ -205,10 +236,11 @@ TEST_F(GpuBackendTest, EveryMatrixProductPathAgainstFloat64) {
                 const std::vector<float> x = random_values(rng_, tokens * cols);
                 const Tensor out = t.empty(TensorType::F32, tokens, rows);
                 gpu->matmul(tw, t.f32(tokens, cols, x), out);
-                const std::vector<double> want = product(w, rows, cols, x, tokens);
-                const auto type_id = static_cast<uint32_t>(type);
-                const bool matvec = tokens <= gpu_kernels::max_matvec_tokens(type_id, cols);
-                const double tolerance = gpu_kernels::has_integer_matvec(type_id) && matvec ? 3e-2
+                const bool eight_bit = on_eight_bit_activations(type, cols, tokens);
+                const std::vector<double> want =
+                    eight_bit ? product(w, rows, cols, through_q8_1(x), tokens) : product(w, rows, cols, x, tokens);
+                const bool matvec = tokens <= gpu_kernels::max_matvec_tokens(static_cast<uint32_t>(type), cols);
+                const double tolerance = eight_bit                                ? kEightBitTolerance
                                          : !matvec && type != TensorType::F16   ? kTensorCoreTolerance
                                                                                 : 1e-4;
                 EXPECT_LE(relative_error(t.download(out), want), tolerance)
@@ -244,9 +276,12 @@ TEST_F(GpuBackendTest, LargeProductsMatchTheReference) {
             const std::vector<float> x = random_values(rng_, tokens * cols);
             const Tensor out = t.empty(TensorType::F32, tokens, rows);
             gpu->matmul(tw, t.f32(tokens, cols, x), out);
-            const std::vector<double> want = product(w, rows, cols, x, tokens);
-            EXPECT_LE(relative_error(t.download(out), want), type == TensorType::F32 ? 1e-5 : kTensorCoreTolerance)
-                << gguf::traits(type).name << ", " << tokens << " tokens";
+            const bool eight_bit = on_eight_bit_activations(type, cols, tokens);
+            const std::vector<double> want =
+                eight_bit ? product(w, rows, cols, through_q8_1(x), tokens) : product(w, rows, cols, x, tokens);
+            const double tolerance = eight_bit ? kEightBitTolerance : type == TensorType::F32 ? 1e-5 : kTensorCoreTolerance;
+            EXPECT_LE(relative_error(t.download(out), want), tolerance) << gguf::traits(type).name << ", " << tokens
+                                                                        << " tokens";
         }
     }
 }
@@ -271,16 +306,18 @@ TEST_F(GpuBackendTest, GroupedExpertsMatchTheReference) {
             const std::vector<float> x = random_values(rng_, x_rows * cols);
             const Tensor out = t.empty(TensorType::F32, tokens * k, rows);
             gpu->matmul_experts(tw, experts, t.f32(x_rows, cols, x), tids, out);
+            const bool eight_bit = on_eight_bit_activations(type, cols, tokens);
+            const std::vector<double> xs = eight_bit ? through_q8_1(x) : std::vector<double>(x.begin(), x.end());
             std::vector<double> want(static_cast<size_t>(tokens * k * rows));
             for (int64_t s = 0; s < tokens * k; ++s) {
                 const int64_t e = ids[static_cast<size_t>(s)], src = per_slot ? s : s / k;
                 for (int64_t r = 0; r < rows; ++r) {
                     double sum = 0;
-                    for (int64_t c = 0; c < cols; ++c) sum += w[(e * rows + r) * cols + c] * x[src * cols + c];
+                    for (int64_t c = 0; c < cols; ++c) sum += w[(e * rows + r) * cols + c] * xs[src * cols + c];
                     want[s * rows + r] = sum;
                 }
             }
-            EXPECT_LE(relative_error(t.download(out), want), kTensorCoreTolerance)
+            EXPECT_LE(relative_error(t.download(out), want), eight_bit ? kEightBitTolerance : kTensorCoreTolerance)
                 << (per_slot ? "per slot, " : "per token, ") << tokens << " tokens";
         }
     }
