@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Two builds of ember-cli side by side in one call of the device tool, on the full-shape STRIX file: prefill pp512,
 # decode tg128 and the verify curve k = 1..16 on CUDA and Vulkan, the two builds alternating run by run (so that a
-# clock or thermal drift lands on both), then a per-kernel CUDA profile of decode and of a 512-token
-# prefill for each (EMBER_GPU_PROFILE=1).
+# clock or thermal drift lands on both), then a per-kernel CUDA profile of decode, of a 512-token
+# prefill and of a 16-token batch (a verify pass's kernels) for each (EMBER_GPU_PROFILE=1).
 # Carried (device tool `carry`): .gpurun (bin.tar.xz: the build under test; bin_base.tar.xz: the build to compare
 # with; libs.tar.xz and the gguf wheel: see tests/hip/bench/run_h200.sh) and .gl (the Vulkan loader .debs).
 # AB_ROUNDS: alternations per backend (default 2). AB_NCU=1 adds Nsight Compute's per-kernel times and DRAM bytes of
@@ -63,6 +63,9 @@ for label in base new; do
         -r 1 >"$out/profile_$label.txt" 2>&1
     EMBER_GPU_PROFILE=1 timeout 120 "$cli" bench -m $models/strix.gguf --backend cuda --speculation off -p 512 -n 1 \
         -r 1 >"$out/profile_prefill_$label.txt" 2>&1
+    # A 16-token prompt: the batched kernels of a verify pass of 16 tokens.
+    EMBER_GPU_PROFILE=1 timeout 120 "$cli" bench -m $models/strix.gguf --backend cuda --speculation off -p 16 -n 1 \
+        -r 1 >"$out/profile_batch16_$label.txt" 2>&1
 done
 if [ "${AB_NCU:-0}" != 0 ] && command -v ncu >/dev/null; then
     labels="base new"
