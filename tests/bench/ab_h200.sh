@@ -7,7 +7,7 @@
 # Carried (device tool `carry`): .gpurun (bin.tar.xz: the build under test; bin_base.tar.xz: the build to compare
 # with; libs.tar.xz and the gguf wheel: see tests/hip/bench/run_h200.sh) and .gl (the Vulkan loader .debs).
 # AB_ROUNDS: alternations per backend (default 2). AB_NCU=1 adds Nsight Compute's per-kernel times and DRAM bytes of
-# decode steps for each build (ncu_summary.py), AB_NCU=new for the new build only. AB_BACKENDS: the backends to time
+# decode steps and of a 512-token prefill for each build (ncu_summary.py), AB_NCU=new for the new build only. AB_BACKENDS: the backends to time
 # (default "cuda vulkan"). Everything lands in $OUT: ab.txt (one line per run) and the JSON and
 # profile of each run.
 set -u
@@ -79,6 +79,12 @@ if [ "${AB_NCU:-0}" != 0 ] && command -v ncu >/dev/null; then
             >"$out/ncu_$label.csv" 2>"$out/ncu_$label.err"
         python3 "$here/ncu_summary.py" "$out/ncu_$label.csv" 3 >"$out/ncu_$label.txt" 2>&1
         head -30 "$out/ncu_$label.txt"
+        # A 512-token prefill and one decode step, kernels named with their template arguments.
+        timeout 300 ncu --clock-control none --csv --print-kernel-base demangled \
+            --metrics gpu__time_duration.sum,dram__bytes_read.sum "$cli" bench -m $models/strix.gguf --backend cuda \
+            --speculation off -p 512 -n 1 -r 1 >"$out/ncu_prefill_$label.csv" 2>"$out/ncu_prefill_$label.err"
+        python3 "$here/ncu_summary.py" "$out/ncu_prefill_$label.csv" 2 >"$out/ncu_prefill_$label.txt" 2>&1
+        head -30 "$out/ncu_prefill_$label.txt"
     done
 fi
 echo "all done after $(($(date +%s) - t0)) s" | tee -a "$out/ab.txt"

@@ -25,8 +25,9 @@ def read(path):
 
 
 def short(name):
-    name = name.split("(")[0]
-    return name.replace("ember::gpu_kernels::", "").replace("(anonymous namespace)::", "")
+    # Plain function names, or demangled ones (--print-kernel-base demangled: template arguments kept).
+    name = name.replace("(anonymous namespace)::", "").split("(")[0]
+    return name.replace("void ", "").replace("ember::gpu_kernels::", "")
 
 
 def main():
