@@ -556,7 +556,8 @@ void matmul_experts_gated_mma(const Launch& l, Gated act, const Weights& gate, c
     MmaArgs a = expert_args(gate, n_experts, x, x_per_slot, k, groups, slots, out);
     a.w_up = up.data;
     a.act = act;
-    launch_mma<true>(l, gate.type, kGatedMmaTileSlots, mma_expert_grid(a.rows, slots, n_experts, kGatedMmaTileSlots), a);
+    launch_mma<true>(l, gate.type, kGatedMmaTileSlots, mma_expert_grid(a.rows, slots, n_experts, kGatedMmaTileSlots),
+                     a);
 #else
     (void)l, (void)act, (void)gate, (void)up, (void)n_experts, (void)x, (void)x_per_slot, (void)k, (void)groups,
         (void)slots, (void)out;

@@ -39,8 +39,12 @@ __device__ __forceinline__ uint32_t fp4_values(uint32_t codes) {
 }
 
 // ROCmFP4's codebook {0, 1, 2, 3, 4, 6, 8, 10} and MXFP4's E2M1 values doubled {0, 1, 2, 3, 4, 6, 8, 12}.
-__device__ __forceinline__ uint32_t rocmfp4_values(uint32_t codes) { return fp4_values<0x03020100u, 0x0a080604u>(codes); }
-__device__ __forceinline__ uint32_t mxfp4_values(uint32_t codes) { return fp4_values<0x03020100u, 0x0c080604u>(codes); }
+__device__ __forceinline__ uint32_t rocmfp4_values(uint32_t codes) {
+    return fp4_values<0x03020100u, 0x0a080604u>(codes);
+}
+__device__ __forceinline__ uint32_t mxfp4_values(uint32_t codes) {
+    return fp4_values<0x03020100u, 0x0c080604u>(codes);
+}
 
 // One weight block expanded to int8 values with its scales (s1: the second half's scale, ROCmFP4 dual only).
 struct IntegerBlock {
@@ -49,7 +53,8 @@ struct IntegerBlock {
 };
 
 template <int T>
-inline constexpr int kIntegerBlockBytes = T == kRocmfp4 ? 18 : T == kRocmfp4Fast || T == kMXFP4 ? 17 : T == kQ4_0 ? 18 : 34;
+inline constexpr int kIntegerBlockBytes =
+    T == kRocmfp4 ? 18 : T == kRocmfp4Fast || T == kMXFP4 ? 17 : T == kQ4_0 ? 18 : 34;
 
 // A block of the integer path from its kIntegerBlockBytes<T> bytes as aligned words (gpu::load_unaligned): values
 // v[i] are inputs 4i .. 4i + 3.

@@ -706,8 +706,8 @@ float gated_input_scale(Activation act, int64_t cols) {
 }
 
 // matmul_gated and matmul_experts_gated (act(x W_gate^T, x W_up^T)) over the decode weight types, for 1, 5, 13 and
-// 40 tokens (40: a prompt's tiles) and every activation, against the reference's products and gated activation. A kernel that dropped the
-// activation or swapped gate and up would be off by far more than the tolerance.
+// 40 tokens (40: a prompt's tiles) and every activation, against the reference's products and gated activation. A
+// kernel that dropped the activation or swapped gate and up would be off by far more than the tolerance.
 TEST_P(BackendOps, GatedProductsOfDecodeTypes) {
     const int64_t cols = 512, rows = 33;
     for (TensorType wt : {TensorType::F32, TensorType::F16, TensorType::Q8_0, TensorType::Q4_0,

@@ -7,9 +7,9 @@
 # Carried (device tool `carry`): .gpurun (bin.tar.xz: the build under test; bin_base.tar.xz: the build to compare
 # with; libs.tar.xz and the gguf wheel: see tests/hip/bench/run_h200.sh) and .gl (the Vulkan loader .debs).
 # AB_ROUNDS: alternations per backend (default 2). AB_NCU=1 adds Nsight Compute's per-kernel times and DRAM bytes of
-# decode steps and of a 512-token prefill for each build (ncu_summary.py), AB_NCU=new for the new build only. AB_BACKENDS: the backends to time
-# (default "cuda vulkan"). Everything lands in $OUT: ab.txt (one line per run) and the JSON and
-# profile of each run.
+# decode steps and of a 512-token prefill for each build (ncu_summary.py), AB_NCU=new for the new build only.
+# AB_BACKENDS: the backends to time (default "cuda vulkan"). Everything lands in $OUT: ab.txt (one line per run) and
+# the JSON and profile of each run.
 set -u
 out=${OUT:-/tmp/out}
 work=/tmp/ember-ab

@@ -279,7 +279,9 @@ TEST_F(GpuBackendTest, LargeProductsMatchTheReference) {
             const bool eight_bit = on_eight_bit_activations(type, cols, tokens);
             const std::vector<double> want =
                 eight_bit ? product(w, rows, cols, through_q8_1(x), tokens) : product(w, rows, cols, x, tokens);
-            const double tolerance = eight_bit ? kEightBitTolerance : type == TensorType::F32 ? 1e-5 : kTensorCoreTolerance;
+            const double tolerance = eight_bit                  ? kEightBitTolerance
+                                     : type == TensorType::F32 ? 1e-5
+                                                               : kTensorCoreTolerance;
             EXPECT_LE(relative_error(t.download(out), want), tolerance) << gguf::traits(type).name << ", " << tokens
                                                                         << " tokens";
         }

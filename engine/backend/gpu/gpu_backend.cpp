@@ -297,13 +297,18 @@ void GpuBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const Ten
                 gk::matvec_experts_integer(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov);
             },
             n_experts, idv, k);
-    } else if (integer && tokens <= gk::kMaxIntegerMatvecTokens) {
-        // A verify batch: each routed expert's rows read once for all its slots, not once per slot.
+    } else if (integer && (tokens <= gk::kMaxIntegerMatvecTokens || gk::int8_tiles_available(ctx_->launch, wv))) {
+        // Slots grouped by expert: a verify batch reads each routed expert's rows once for all its slots (mat x vec),
+        // a prompt multiplies them on the int8 tiles.
+        const bool tiles = tokens > gk::kMaxIntegerMatvecTokens;
         auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
         record_on_blocks(
-            wv, xv, ov, "experts_grouped_integer",
+            wv, xv, ov, tiles ? "experts_int8_tiles" : "experts_grouped_integer",
             [=](const gk::Launch& l, const void* xq) {
-                gk::matvec_experts_grouped(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov, groups);
+                if (tiles)
+                    gk::matmul_experts_int8_tiles(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov, groups);
+                else
+                    gk::matvec_experts_grouped(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov, groups);
             },
             n_experts, idv, k, groups);
     } else if (!integer && tokens <= kPerSlotFloatExpertTokens) {
@@ -311,14 +316,6 @@ void GpuBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const Ten
                        [=](const gk::Launch& l, const std::byte*) {
                            gk::matvec_experts_float(l, wv, n_experts, xv, per_slot, idv, tokens, k, ov);
                        });
-    } else if (gk::int8_tiles_available(ctx_->launch, wv)) {
-        auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
-        record_on_blocks(
-            wv, xv, ov, "experts_int8_tiles",
-            [=](const gk::Launch& l, const void* xq) {
-                gk::matmul_experts_int8_tiles(l, wv, n_experts, xq, per_slot, idv, tokens, k, ov, groups);
-            },
-            n_experts, idv, k, groups);
     } else {
         auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
         record_product(wv, ov, launch_key("experts_grouped", wv, n_experts, xv, idv, k, ov, groups),
@@ -354,7 +351,9 @@ void GpuBackend::do_matmul_gated(Activation act, const Tensor& w_gate, const Ten
         if (gk::int8_tiles_available(ctx_->launch, gv)) {
             record_on_blocks(
                 gv, xv, ov, "matmul_gated_int8_tiles",
-                [=](const gk::Launch& l, const void* xq) { gk::matmul_gated_int8_tiles(l, a, gv, uv, xq, xv.rows, ov); },
+                [=](const gk::Launch& l, const void* xq) {
+                    gk::matmul_gated_int8_tiles(l, a, gv, uv, xq, xv.rows, ov);
+                },
                 a, uv);
             return;
         }
