@@ -143,9 +143,7 @@ float dq(uint b, uint i) {
 #define QK 32u
 #define BLOCK_BYTES 17u
 float dq(uint b, uint i) {
-    const uint e = RD8(W, b);
-    const float d = uintBitsToFloat(e < 2u ? (0x00200000u << e) : ((e - 1u) << 23));
-    precise float y = d * float(mxfp4_value(NIBBLE(b + 1u, i)));
+    precise float y = mxfp4_half_scale(RD8(W, b)) * float(mxfp4_value(NIBBLE(b + 1u, i)));
     return y;
 }
 #elif defined(TYPE_Q4_0_ROCMFP4) || defined(TYPE_Q4_0_ROCMFP4_FAST)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Decode matrix x vector for the 32-weight block types that dominate the models (Q4_0, Q8_0, ROCmFP4 dual and
-// fast), for up to 8 activation rows at once (the weights are read once for all of them).
+// fast, MXFP4), for up to 8 activation rows at once (the weights are read once for all of them).
 // A work group of 128 invocations takes 128 / row_lanes weight rows; the row_lanes invocations of a row take its
 // blocks four invocations to a block, so that neighbouring invocations read neighbouring weight words and
 // activation vectors (memory accesses of a subgroup coalesce; one invocation striding over a whole block of
@@ -73,6 +73,13 @@ void decode_quarter(uint m, uint b, uint q, out vec4 lo, out vec4 hi) {
     const uint w = w_u32_2(m, b + 2u + 4u * q);
     lo = d * (vec4(float(w & 15u), float((w >> 8) & 15u), float((w >> 16) & 15u), float((w >> 24) & 15u)) - 8.0);
     hi = d * (vec4(float((w >> 4) & 15u), float((w >> 12) & 15u), float((w >> 20) & 15u), float(w >> 28)) - 8.0);
+#elif defined(TYPE_MXFP4)
+    const uint w = word_at(m, b + 1u + 4u * q);
+    const float d = mxfp4_half_scale(w_u8(m, b));
+    lo = d * vec4(mxfp4_value(w & 15u), mxfp4_value((w >> 8) & 15u), mxfp4_value((w >> 16) & 15u),
+                  mxfp4_value((w >> 24) & 15u));
+    hi = d * vec4(mxfp4_value((w >> 4) & 15u), mxfp4_value((w >> 12) & 15u), mxfp4_value((w >> 20) & 15u),
+                  mxfp4_value(w >> 28));
 #else
 #if defined(TYPE_Q4_0_ROCMFP4)
     const uint w = w_u32_2(m, b + 4u * q);

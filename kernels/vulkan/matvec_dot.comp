@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Decode matrix x vector by integer dot products: the weights' 32-weight blocks (Q4_0, Q8_0, ROCmFP4 dual and
-// fast) against activations quantized to Q8_1 by quantize_q8_1.comp (layout there), for up to 8 activation rows.
+// fast, MXFP4) against activations quantized to Q8_1 by quantize_q8_1.comp (layout there), for up to 8 activation
+// rows.
 // Used where the device has shaderIntegerDotProduct; matvec_blocks.comp is the float kernel for the same types.
 // Work layout as matvec_blocks.comp: row_lanes invocations per weight row, four per block; quarter q of a block is
 // code bytes 4q..4q+3 = elements 4q..4q+3 (low nibbles) and 16+4q..16+4q+3 (high nibbles), for Q8_0 codes
 // 8q..8q+7. Each invocation turns its quarter into two words of four int8 weights and takes their signed 4x8
 // packed dot product (OpSDot, SPV_KHR_integer_dot_product) with the matching activation code words; the int32
 // sum is then scaled once: Q4_0 and Q8_0 by d_w * d_x (Q4_0's nibbles are shifted to -8..7 before packing, so
-// Q8_1's s is not needed), ROCmFP4 by scale * d_x (dual: a scale for the low and one for the high nibbles; the
-// codebook values 0, 1, 2, 3, 4, 6, 8, 10 with a sign are small integers).
+// Q8_1's s is not needed), ROCmFP4 and MXFP4 by scale * d_x (ROCmFP4 dual: a scale for the low and one for the
+// high nibbles; the codebook values with a sign are small integers: 0, 1, 2, 3, 4, 6, 8, 10 and MXFP4's doubled
+// E2M1 0, 1, 2, 3, 4, 6, 8, 12 under half its scale).
 // Push constants: those of matvec_blocks.comp, except that x_off is the word offset of activation row 0's codes
 // and x_stride counts blocks between activation rows, plus x_scales (vec2 index of row 0's first (d, s)).
 // GATED (matmul_gated / matmul_experts_gated): as in matvec_blocks.comp, binding 5 holds the up weights (row r at
@@ -87,6 +89,15 @@ uint fp4_to_i8x4(uint c) {
     return ((v | 0x80808080u) - ((v + v) & negative)) ^ 0x80808080u;
 }
 
+// The same for MXFP4 (E2M1 doubled: 0, 1, 2, 3, 4, 6, 8, 12): magnitude 7 is 12, two more than above.
+uint mxfp4_to_i8x4(uint c) {
+    const uint m = c & 0x07070707u;
+    const uint seven = m & (m >> 1) & (m >> 2) & 0x01010101u;
+    const uint v = m + (m & (((m >> 2) & 0x01010101u) * 3u)) + seven * 2u;
+    const uint negative = ((c >> 3) & 0x01010101u) * 0xffu;
+    return ((v | 0x80808080u) - ((v + v) & negative)) ^ 0x80808080u;
+}
+
 // Quarter q of the block at byte b of matrix m as two words of four int8 weights (lo: the first run, hi: the
 // second) and their scales (s_high differs from s_low for ROCmFP4 dual only).
 void decode_quarter(uint m, uint b, uint q, out uint lo, out uint hi, out float s_low, out float s_high) {
@@ -99,6 +110,11 @@ void decode_quarter(uint m, uint b, uint q, out uint lo, out uint hi, out float 
     const uint w = w_u32_2(m, b + 2u + 4u * q);
     lo = q4_to_i8x4(w & 0x0f0f0f0fu);
     hi = q4_to_i8x4((w >> 4) & 0x0f0f0f0fu);
+#elif defined(TYPE_MXFP4)
+    const uint w = word_at(m, b + 1u + 4u * q);
+    s_low = mxfp4_half_scale(w_u8(m, b));
+    lo = mxfp4_to_i8x4(w & 0x0f0f0f0fu);
+    hi = mxfp4_to_i8x4((w >> 4) & 0x0f0f0f0fu);
 #else
 #if defined(TYPE_Q4_0_ROCMFP4)
     const uint w = w_u32_2(m, b + 4u * q);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The ROCmFP scale byte and the FP4/FP3 codebooks (../shared/specs/rocmfp4.md), for the dequantizers and the
-// mat x vec kernels alike.
+// The ROCmFP and MXFP4 scale bytes and the FP4/FP3 codebooks (../shared/specs/rocmfp4.md), for the dequantizers
+// and the mat x vec kernels alike.
 #ifndef EMBER_ROCMFP_GLSL
 #define EMBER_ROCMFP_GLSL
 float rocmfp_scale(uint e) {
@@ -25,4 +25,6 @@ int rocmfp4_value(uint code) { return signed_nibble_code(code, 0xA8643210u, 8u);
 int mxfp4_value(uint code) { return signed_nibble_code(code, 0xC8643210u, 8u); }
 int rocmfp3_value(uint code) { return signed_nibble_code(code, 0x4210u, 4u); }
 float rocmfp4_float(uint code) { return float(rocmfp4_value(code)); }
+// MXFP4's E8M0 scale byte halved (its codes are the doubled E2M1 values above): 2^(e - 128), subnormal for e < 2.
+float mxfp4_half_scale(uint e) { return uintBitsToFloat(e < 2u ? (0x00200000u << e) : ((e - 1u) << 23)); }
 #endif

@@ -821,6 +821,7 @@ std::vector<std::byte> block_of_ones(TensorType type) {
         case TensorType::Q8_0: b = {0x00, 0x3c}; fill(32, 0x01); break;
         case TensorType::Q4_0_ROCMFP4: fill(16, 0x11); fill(2, 0x40); break;  // code 1 = 1, scale byte 0x40 = 1
         case TensorType::Q4_0_ROCMFP4_FAST: fill(16, 0x11); fill(1, 0x40); break;
+        case TensorType::MXFP4: fill(1, 0x7f); fill(16, 0x22); break;  // scale 2^(127 - 127), code 2 = 1.0
         default: ADD_FAILURE() << "no block of ones for this type";
     }
     std::vector<std::byte> out(b.size());
@@ -855,7 +856,7 @@ TEST(VulkanIntegerDot, UsedExactlyWhereTheDeviceHasIt) {
         const Tensor tx = tensor(TensorType::F32, 1, 32, std::as_bytes(std::span(x)));
         const Tensor ids = tensor(TensorType::I32, 1, 1, std::as_bytes(std::span(&expert, 1)));
         for (TensorType type : {TensorType::Q4_0, TensorType::Q8_0, TensorType::Q4_0_ROCMFP4,
-                                TensorType::Q4_0_ROCMFP4_FAST}) {
+                                TensorType::Q4_0_ROCMFP4_FAST, TensorType::MXFP4}) {
             std::vector<std::byte> two_rows = block_of_ones(type);
             two_rows.insert(two_rows.end(), two_rows.begin(), two_rows.end());
             const Tensor w = tensor(type, 2, 32, two_rows);
