@@ -9,7 +9,7 @@
 # Carried (device tool `carry`): .peer (the fork's source tarball, copied from ../shared/peers/rocmfpx), .gpurun
 # (bin.tar.xz with ember-cli, libs.tar.xz, the gguf wheel: see tests/hip/bench/run_h200.sh) and .gl (the Vulkan loader).
 #   PEER_DEADLINE: seconds after the start past which no further run starts (default 540); a whole run takes
-#   ≈ 9 minutes (fork build 5, Ember 2.5, fork 1)
+#   ≈ 9 minutes (fork build 5, Ember 2.5, fork 1). PEER_WAIT_FOR: see below.
 set -u
 start=$(date +%s)
 deadline=$((start + ${PEER_DEADLINE:-540}))
@@ -39,6 +39,8 @@ echo "files ready after $(($(date +%s) - start)) s"
 # quarter of its speed next to the build in the first run of this script).
 wait "$peer_build"
 echo "peer build: exit $? after $(($(date +%s) - start)) s"
+# PEER_WAIT_FOR: a path whose appearance the timed runs wait for (e.g. the GPU suites, run beside the fork's build).
+while [ -n "${PEER_WAIT_FOR:-}" ] && [ ! -e "$PEER_WAIT_FOR" ]; do sleep 2; done
 tail -3 "$work/res/peer_build.log"
 
 for backend in cuda vulkan; do
