@@ -45,8 +45,11 @@ if [ ! -f "${file[strix]}" ]; then
         >/dev/null 2>&1 && mv "${file[strix]}.part" "${file[strix]}"
 fi
 
+# llama-bench times its tg test from an empty context unless given a depth, while Ember's bench decodes after its
+# prompt: -d 0,P adds the fork's decode at depth P (and a prefill there, which the summary leaves out).
 run_fork() {
-    "$bench" -m "${file[$1]}" -p "${prompt[$1]}" -n "${gen[$1]}" -r 1 -t "$threads" -o json >"$res/peer_$1_$2.json"
+    "$bench" -m "${file[$1]}" -p "${prompt[$1]}" -n "${gen[$1]}" -d "0,${prompt[$1]}" -r 1 -t "$threads" -o json \
+        >"$res/peer_$1_$2.json"
 }
 run_ember() {
     "$ember" bench -m "${file[$1]}" --backend cpu -t "$threads" -p "${prompt[$1]}" -n "${gen[$1]}" -r 1 \

@@ -4,6 +4,7 @@
   peer_cpu_summary.py RESULTS_DIR THREADS
 RESULTS_DIR holds ember_<model>_<round>.json (ember-cli bench --json) and peer_<model>_<round>.json (llama-bench -o
 json); each figure is given as min / median / max over the rounds, and the ratio is Ember's median over the fork's.
+Both decode after the prompt: Ember's bench does, and the fork's decode is its run at the prompt's depth.
 """
 import json
 import statistics
@@ -31,9 +32,13 @@ def collect(res):
             figures[(model, engine, "prefill")] += data["prefill_tokens_per_second"]["runs"]
             figures[(model, engine, "decode")] += data["decode_tokens_per_second"]["runs"]
         else:
+            # Like Ember's: prefill from an empty context, decode after the prompt (its depth: the deepest run).
+            depth = max(row.get("n_depth", 0) for row in data) if data else 0
             for row in data:
-                figure = "prefill" if row.get("n_gen") == 0 else "decode"
-                figures[(model, engine, figure)].append(row["avg_ts"])
+                if row.get("n_gen") == 0 and row.get("n_depth", 0) == 0:
+                    figures[(model, engine, "prefill")].append(row["avg_ts"])
+                elif row.get("n_gen", 0) > 0 and row.get("n_depth", 0) == depth:
+                    figures[(model, engine, "decode")].append(row["avg_ts"])
     return figures
 
 

@@ -61,7 +61,8 @@ bench=/tmp/fk/fork/b/bin/llama-bench
 if [ -x "$bench" ]; then
     for model in strix q4_0; do
         [ "$(left)" -gt 40 ] || break
-        timeout "$(left)" "$bench" -m $models/$model.gguf -p 512 -n 128 -r 3 -ngl 99 -fa 1 -o json \
+        # -d 0,512: the fork's decode also at the depth where Ember's bench decodes (after its 512-token prompt).
+        timeout "$(left)" "$bench" -m $models/$model.gguf -p 512 -n 128 -d 0,512 -r 3 -ngl 99 -fa 1 -o json \
             >"$work/res/peer_${model}.json" 2>"$work/res/peer_${model}.err"
         timeout "$(left)" "$bench" -m $models/$model.gguf -p 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 -n 0 -r 5 -ngl 99 \
             -fa 1 -o json >"$work/res/peer_${model}_verify.json" 2>>"$work/res/peer_${model}.err"

@@ -27,6 +27,12 @@ def peer_rate(rows, n_prompt, n_gen, depth=0):
     return None
 
 
+def peer_decode(rows):
+    """The fork's tg128 at the depth where Ember's bench decodes (after its 512-token prompt); depth 0 for runs
+    older than the -d 0,512 of peer_h200.sh."""
+    return peer_rate(rows, 0, 128, 512) or peer_rate(rows, 0, 128)
+
+
 def peer_verify(rows):
     """ms of a k-token batch / ms of one token, k = 1..16."""
     ns = {r["n_prompt"]: r["avg_ns"] for r in rows or [] if r.get("n_gen") == 0}
@@ -63,7 +69,7 @@ def main():
         rows = [
             ("pp512 tok/s", peer_rate(peer, 512, 0),
              {b: mean(ember[b]["prefill_tokens_per_second"]) if ember[b] else None for b in BACKENDS}),
-            ("tg128 tok/s", peer_rate(peer, 0, 128),
+            ("tg128 tok/s (depth 512)", peer_decode(peer),
              {b: mean(ember[b]["decode_tokens_per_second"]) if ember[b] else None for b in BACKENDS}),
             ("tg128 at depth 4096", peer_rate(peer_d, 0, 128, 4096),
              {b: mean(ember_d[b]["decode_tokens_per_second"]) if ember_d[b] else None for b in BACKENDS}),
@@ -86,7 +92,7 @@ def main():
             step_ms = 1000.0 / mean(e["decode_tokens_per_second"])
             bytes_ms = 1000.0 * e["decode_weight_bytes_per_token"] / copy[b]
             strix_ms = 1000.0 * e["decode_weight_bytes_per_token"] / 212e9
-            peer_tg = peer_rate(peer, 0, 128)
+            peer_tg = peer_decode(peer)
             line = (f"{f} {b}: step {step_ms:.2f} ms, bytes at copy bandwidth {bytes_ms:.2f} ms, overhead "
                     f"{step_ms - bytes_ms:.2f} ms; projected Strix Halo decode (bytes / 212 GB/s + overhead): "
                     f"{1000.0 / (strix_ms + step_ms - bytes_ms):.1f} tok/s")
