@@ -140,10 +140,11 @@ TEST_P(PerType, MatvecAndMatmulMatchDequantizedReference) {
 }
 
 // Each matmul output equals the single dot product of the same ISA bit for bit (tiles do per-token work in the
-// same order), and 1 and 2 threads give identical results.
+// same order, and so do the decode kernels that take several weight rows at once), and 1 and 2 threads give
+// identical results. 9 rows: runs of 4 rows and a remainder on either thread count.
 TEST_P(PerType, MatmulTilesEqualSingleDotsExactly) {
     const TensorType t = GetParam();
-    constexpr int64_t rows = 9, cols = 256, n_tokens = 7;
+    constexpr int64_t rows = 9, cols = 256;
     std::mt19937 rng(13);
     const size_t row_bytes = ember::gguf::row_bytes(t, cols);
     std::vector<uint8_t> weights;
@@ -152,20 +153,23 @@ TEST_P(PerType, MatmulTilesEqualSingleDotsExactly) {
         weights.insert(weights.end(), row.begin(), row.end());
     }
     const cpu::WeightMatrix w{t, weights.data(), rows, cols, row_bytes};
-    const std::vector<float> x = ember::test::gaussian(rng, cols * n_tokens);
-    std::vector<std::byte> scratch(cpu::activation_bytes(t, cols, n_tokens));
-    for (Isa isa : {Isa::scalar, Isa::avx2}) {
-        std::vector<float> y1(rows * n_tokens), y2(rows * n_tokens);
-        cpu::ThreadPool one(1), two(2);
-        cpu::matmul(isa, w, x.data(), n_tokens, y1.data(), one, scratch);
-        cpu::matmul(isa, w, x.data(), n_tokens, y2.data(), two, scratch);
-        EXPECT_EQ(y1, y2) << name_of(t) << " " << cpu::isa_name(isa);
-        for (int64_t tok = 0; tok < n_tokens; ++tok) {
-            const std::vector<float> xt(x.begin() + tok * cols, x.begin() + (tok + 1) * cols);
-            const std::vector<std::byte> act = activations(t, xt);
-            for (int64_t r = 0; r < rows; ++r)
-                ASSERT_EQ(y1[tok * rows + r], cpu::dot(isa, t, weights.data() + r * row_bytes, act.data(), cols))
-                    << name_of(t) << " " << cpu::isa_name(isa) << " token " << tok << " row " << r;
+    for (int64_t n_tokens : {1, 7}) {
+        const std::vector<float> x = ember::test::gaussian(rng, cols * n_tokens);
+        std::vector<std::byte> scratch(cpu::activation_bytes(t, cols, n_tokens));
+        for (Isa isa : {Isa::scalar, Isa::avx2}) {
+            std::vector<float> y1(rows * n_tokens), y2(rows * n_tokens);
+            cpu::ThreadPool one(1), two(2);
+            cpu::matmul(isa, w, x.data(), n_tokens, y1.data(), one, scratch);
+            cpu::matmul(isa, w, x.data(), n_tokens, y2.data(), two, scratch);
+            EXPECT_EQ(y1, y2) << name_of(t) << " " << cpu::isa_name(isa);
+            for (int64_t tok = 0; tok < n_tokens; ++tok) {
+                const std::vector<float> xt(x.begin() + tok * cols, x.begin() + (tok + 1) * cols);
+                const std::vector<std::byte> act = activations(t, xt);
+                for (int64_t r = 0; r < rows; ++r)
+                    ASSERT_EQ(y1[tok * rows + r], cpu::dot(isa, t, weights.data() + r * row_bytes, act.data(), cols))
+                        << name_of(t) << " " << cpu::isa_name(isa) << " token " << tok << " of " << n_tokens
+                        << " row " << r;
+            }
         }
     }
 }
