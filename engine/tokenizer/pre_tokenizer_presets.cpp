@@ -58,6 +58,13 @@ constexpr std::string_view kSeedCoder = R"re((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n
 // classes; the same set in one class, the non-ASCII ones as escapes.
 constexpr std::string_view kBloom = R"re( ?[^()|\s.,!?\x{2026}\x{3002}\x{FF0C}\x{3001}\x{964}\x{6D4}\x{60C}]+)re";
 
+// Chameleon's tokenizer.json: Splits that isolate its sentinel and image-code tokens, tab/newline and runs of two or
+// four spaces, single digits and punctuation (\p{P} and ASCII's), before GPT-2's ByteLevel with its regex.
+constexpr std::string_view kChameleonSentinel = R"re(<sentinel:[0-9]+>)re";
+constexpr std::string_view kChameleonImage = R"re((IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z)re";
+constexpr std::string_view kChameleonSpaces = "([\t\n]|    |  )";
+constexpr std::string_view kChameleonPunctuation = R"re([\p{P}!-/:-@\[-`{-~])re";
+
 // DeepSeek LLM's tokenizer.json spells its letter class out as code point ranges (the cased letters of some
 // Unicode version). Written here as escapes: NFC would silently change several of them (U+1FBE, U+2126, U+212A...).
 constexpr std::string_view kDeepseekLetters =
@@ -118,6 +125,11 @@ const std::vector<PreTokenizerSpec>& presets() {
         {"bloom", {"poro-chat", "gpt3-finnish"}, {{kBloom}}, false, false},
         // Viking's tokenizer.json: BLOOM's Split, then Digits(individual_digits).
         {"viking", {}, {{kBloom}, {kDigit}}, false, false},
+        {"chameleon",
+         {},
+         {{kChameleonSentinel}, {kChameleonImage}, {kChameleonSpaces}, {kDigit}, {kChameleonPunctuation}, {kGpt2}},
+         false,
+         false},
         {"deepseek-llm",
          {},
          {{R"re([\r\n])re"},

@@ -236,7 +236,7 @@ def tokenizer_file(path: Path, model: str | None, pre: str | None) -> Path:
 @pytest.mark.parametrize("model,pre,line,known", [
     ("gpt2", "qwen2", "pre-tokenizer          qwen2 (Ember knows it)", True),
     ("gpt2", "kimi-k2", "pre-tokenizer          kimi-k2 (Ember knows it)", True),
-    ("gpt2", "chameleon", "pre-tokenizer          chameleon (Ember does not know it)", False),
+    ("gpt2", "grok-2", "pre-tokenizer          grok-2 (Ember does not know it)", False),
     ("gpt2", None, "pre-tokenizer          (missing: Ember needs one for byte-level BPE)", False),
     ("llama", "default", "pre-tokenizer          default (not used by this tokenizer model)", False),
     ("gpt2", "x\x1b[2Jy", "pre-tokenizer          x\\x1b[2Jy (Ember does not know it)", False),

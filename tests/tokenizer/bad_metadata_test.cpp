@@ -78,12 +78,12 @@ TEST(BadMetadata, UnsupportedModelOrPreTokenizer) {
               "test.gguf: tokenizer: tokenizer.ggml.model 'bert' is not supported "
               "(supported: gpt2, llama)");
     spec = small_bpe();
-    spec.pre = "chameleon";  // a name converters write that Ember has no preset for
+    spec.pre = "grok-2";  // a name converters write that Ember has no preset for
     std::string supported;
     for (const std::string& name : Tokenizer::supported_pre_tokenizers())
         supported += (supported.empty() ? "" : ", ") + name;
     EXPECT_EQ(load_error(spec),
-              "test.gguf: tokenizer: tokenizer.ggml.pre 'chameleon' is not supported (supported: " + supported + ")");
+              "test.gguf: tokenizer: tokenizer.ggml.pre 'grok-2' is not supported (supported: " + supported + ")");
     // Names are matched exactly: no case folding, no trimming, no prefix.
     for (const char* near : {"GPT-2", "gpt-2 ", "gpt", "qwen", "tekken2"}) {
         spec.pre = near;

@@ -33,6 +33,9 @@ KIMI_K2 = "|".join([
 SEED_CODER = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1}| ?[^\s\p{L}\p{N}\r\n]+|\s*[\r\n]+"
               r"|\s+(?!\S)|\s+")
 BLOOM = r" ?[^(\s|[.,!?…。，、।۔،])]+"
+# Chameleon's Splits before its ByteLevel (with regex).
+CHAMELEON = [r"<sentinel:[0-9]+>", r"(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z", "([\t\n]|    |  )", r"\p{N}",
+             r"[\p{P}!-/:-@\[-`{-~]"]
 DEEPSEEK_CJK = "[\u4e00-\u9fa5\u0800-\u4e00\uac00-\ud7ff]+"
 DEEPSEEK_LLM = [
     "[\r\n]",
@@ -66,7 +69,8 @@ SAME_PIPELINE = {
     "poro-chat": "bloom", "gpt3-finnish": "bloom",
 }
 FAMILIES = ["gpt-2", "mpt", "llama-bpe", "dbrx", "qwen2", "stablelm2", "qwen35", "smollm", "command-r", "gpt-4o",
-            "tekken", "kimi-k2", "seed-coder", "bloom", "viking", "deepseek-llm", "deepseek-coder", "falcon"]
+            "tekken", "kimi-k2", "seed-coder", "bloom", "viking", "chameleon", "deepseek-llm", "deepseek-coder",
+            "falcon"]
 NAMES = FAMILIES + sorted(SAME_PIPELINE)
 NFC_FAMILIES = {"mpt", "qwen2", "stablelm2", "command-r"}
 IGNORE_MERGES_FAMILIES = {"llama-bpe", "stablelm2", "gpt-4o", "tekken", "kimi-k2"}
@@ -108,6 +112,7 @@ def pre_tokenizer(name: str) -> pre_tokenizers.PreTokenizer:
         "seed-coder": lambda: _split_then_byte_level(SEED_CODER),
         "bloom": lambda: _split_then_byte_level(BLOOM),
         "viking": lambda: seq([_split(BLOOM), digits, _byte_level(False)]),
+        "chameleon": lambda: seq([_split(p) for p in CHAMELEON] + [_byte_level(True)]),
         "deepseek-llm": lambda: _split_then_byte_level(*DEEPSEEK_LLM),
         "deepseek-coder": lambda: _split_then_byte_level(*DEEPSEEK_CODER),
         "falcon": lambda: seq([pre_tokenizers.Punctuation("contiguous"), _byte_level(True),
