@@ -138,9 +138,12 @@ void matmul_experts_gated_grouped(const Launch& l, Gated act, const Weights& gat
 // types (ROCmFP4 dual and FAST, MXFP4, Q4_0, Q8_0): activations quantized as quantize_q8_1 writes them (xq: rows of
 // w.cols / 32 blocks), codes multiplied exactly in int32, scales applied per block in f32. Dense (tokens rows of xq),
 // gated (act(gate . x, up . x)), and grouped by expert as matmul_experts_grouped (scratch: expert_group_bytes).
+// The dense form splits a product with too few tiles along its inputs into `split` (int8_tiles_split_bytes of device
+// scratch, 0 where none is needed; nullptr keeps one pass).
 bool int8_tiles_available(const Launch& l, const Weights& w);
+size_t int8_tiles_split_bytes(const Launch& l, const Weights& w, int64_t tokens);
 void matmul_int8_tiles(const Launch& l, const Weights& w, const void* xq, int64_t tokens, const Rows& out,
-                       const float* bias);
+                       const float* bias, void* split);
 void matmul_gated_int8_tiles(const Launch& l, Gated act, const Weights& gate, const Weights& up, const void* xq,
                              int64_t tokens, const Rows& out);
 void matmul_experts_int8_tiles(const Launch& l, const Weights& w, int64_t n_experts, const void* xq, bool x_per_slot,

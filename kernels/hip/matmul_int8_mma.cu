@@ -63,6 +63,8 @@ struct Int8TileArgs {
     int64_t out_stride = 0;
     const float* bias = nullptr;
     Gated act = Gated::silu;
+    int64_t split_steps = 0;  // as MmaArgs: a part of the steps into partial (dense, not gated)
+    float* partial = nullptr;
 };
 
 template <int T, int BN, bool GATED>
@@ -92,7 +94,9 @@ __global__ __launch_bounds__(kThreads, 2) void int8_tile_kernel(Int8TileArgs a) 
     const int n = load_token_tile<BN>(a.groups, a.tokens, a.x_per_slot, a.k, x_row, out_row, expert);
     if (n <= 0) return;
     const size_t expert_offset = static_cast<size_t>(expert) * static_cast<size_t>(a.rows) * a.row_stride;
-    const int steps = (a.nb + kStepBlocks - 1) / kStepBlocks;
+    const int all_steps = (a.nb + kStepBlocks - 1) / kStepBlocks;
+    const int first_step = a.split_steps ? static_cast<int>(blockIdx.z * a.split_steps) : 0;
+    const int steps = a.split_steps ? min(all_steps, first_step + static_cast<int>(a.split_steps)) : all_steps;
     // Each thread fetches one weight block of each matrix per step (row tid % 128, block tid / 128 of the step) and
     // kXPerThread activation words; the next step's fetch is issued before this step's products.
     const int wr_row = tid % kRows, wr_block = tid / kRows;
@@ -125,9 +129,9 @@ __global__ __launch_bounds__(kThreads, 2) void int8_tile_kernel(Int8TileArgs a) 
             }
         }
     };
-    fetch(0);
+    fetch(first_step);
     float acc[kMats][MT][NT][4] = {};
-    for (int step = 0; step < steps; ++step) {
+    for (int step = first_step; step < steps; ++step) {
         __syncthreads();  // the previous step's products are done with the shared tiles
 #pragma unroll
         for (int u = 0; u < kMats; ++u) {
@@ -216,7 +220,8 @@ __global__ __launch_bounds__(kThreads, 2) void int8_tile_kernel(Int8TileArgs a) 
             }
         }
     }
-    const MmaTileOut o{.out = a.out, .out_stride = a.out_stride, .bias = a.bias, .act = a.act};
+    const MmaTileOut o{.out = a.out, .out_stride = a.out_stride, .bias = a.bias, .act = a.act, .partial = a.partial,
+                       .part = blockIdx.z, .tokens = a.tokens};
     store_mma_tile<BN, kMats, GATED>(acc, wm, wn, g, t, m0, a.rows, n, out_row, o);
 }
 
@@ -234,6 +239,11 @@ void launch_int8_tiles(const Launch& l, uint32_t type, int bn, dim3 grid, const 
 // ROCmFP4 dual's two scales per block double the f32 work per integer product: its tiles stay at 32 tokens, where
 // the accumulators fit the registers of two blocks per multiprocessor (64 spilled).
 int widest_int8_tile(uint32_t type, int bn) { return type == kRocmfp4 && bn > 32 ? 32 : bn; }
+
+MmaSplit int8_dense_split(const Launch& l, const Weights& w, int64_t tokens) {
+    const int64_t steps = (w.cols / 32 + kStepBlocks - 1) / kStepBlocks;
+    return mma_dense_split(l, w.rows, tokens, steps, widest_int8_tile(w.type, 64));
+}
 
 Int8TileArgs int8_args(const Weights& w, int64_t rows, const void* xq, int64_t tokens, const Rows& out) {
     return {.w = w.data, .row_stride = w.row_stride, .rows = rows, .nb = static_cast<int>(w.cols / 32),
@@ -253,15 +263,31 @@ bool int8_tiles_available(const Launch& l, const Weights& w) {
 #endif
 }
 
-void matmul_int8_tiles(const Launch& l, const Weights& w, const void* xq, int64_t tokens, const Rows& out,
-                       const float* bias) {
+size_t int8_tiles_split_bytes(const Launch& l, const Weights& w, int64_t tokens) {
 #if defined(EMBER_GPU_CUDA)
-    const int bn = mma_dense_tile_tokens(l, w.rows, tokens, widest_int8_tile(w.type, 64));
+    return mma_split_bytes(int8_dense_split(l, w, tokens), tokens, w.rows);
+#else
+    (void)l, (void)w, (void)tokens;
+    return 0;
+#endif
+}
+
+void matmul_int8_tiles(const Launch& l, const Weights& w, const void* xq, int64_t tokens, const Rows& out,
+                       const float* bias, void* split) {
+#if defined(EMBER_GPU_CUDA)
+    const MmaSplit s = int8_dense_split(l, w, tokens);
     Int8TileArgs a = int8_args(w, w.rows, xq, tokens, out);
     a.bias = bias;
-    launch_int8_tiles<false>(l, w.type, bn, mma_dense_grid(w.rows, tokens, bn), a);
+    dim3 grid = mma_dense_grid(w.rows, tokens, s.bn);
+    if (s.splits > 1 && split) {
+        a.split_steps = s.split_steps;
+        a.partial = static_cast<float*>(split);
+        grid.z = static_cast<unsigned>(s.splits);
+    }
+    launch_int8_tiles<false>(l, w.type, s.bn, grid, a);
+    if (a.partial) mma_split_sum(l, a.partial, s.splits, tokens, w.rows, out, bias);
 #else
-    (void)l, (void)w, (void)xq, (void)tokens, (void)out, (void)bias;
+    (void)l, (void)w, (void)xq, (void)tokens, (void)out, (void)bias, (void)split;
 #endif
 }
 

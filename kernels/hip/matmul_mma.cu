@@ -395,17 +395,6 @@ __global__ __launch_bounds__(kThreads, 2) void mma_kernel(MmaArgs a) {
     store_mma_tile<BN, kMats, GATED>(acc, wm, wn, g, t, m0, rows, n, out_row, o);
 }
 
-// out[t, r] = the split products' parts added in split order, plus the bias.
-__global__ void split_sum_kernel(const float* partial, int splits, int64_t tokens, int64_t rows, float* out,
-                                 int64_t out_stride, const float* bias) {
-    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= tokens * rows) return;
-    const int64_t t = i / rows, r = i % rows;
-    float sum = partial[i];
-    for (int z = 1; z < splits; ++z) sum += partial[z * tokens * rows + i];
-    out[t * out_stride + r] = sum + (bias ? bias[r] : 0.0f);
-}
-
 }  // namespace
 
 #endif  // EMBER_GPU_CUDA
@@ -448,27 +437,9 @@ void launch_mma(const Launch& l, uint32_t type, int bn, dim3 grid, const MmaArgs
     });
 }
 
-// A dense product's tiles: the token width, and the split along the inputs that gives every multiprocessor about two
-// blocks where the tiles alone are too few (small products such as a router over a long prompt); each part keeps
-// at least kMinSplitSteps steps.
-struct DenseSplit {
-    int bn = 64;
-    int splits = 1;
-    int64_t split_steps = 0;
-};
-
-DenseSplit dense_split(const Launch& l, const Weights& w, int64_t tokens) {
-    constexpr int64_t kMinSplitSteps = 8;
-    DenseSplit s;
-    s.bn = mma_dense_tile_tokens(l, w.rows, tokens, 64);
-    const int64_t blocks = (w.rows + kRows - 1) / kRows * ((tokens + s.bn - 1) / s.bn);
+MmaSplit dense_split(const Launch& l, const Weights& w, int64_t tokens) {
     const int64_t steps = (w.cols + (block_type(w.type) ? 63 : 31)) / (block_type(w.type) ? 64 : 32);
-    const int64_t want = (2 * l.multiprocessors + blocks - 1) / blocks;
-    const int64_t splits = std::min(want, steps / kMinSplitSteps);
-    if (splits < 2) return s;
-    s.split_steps = (steps + splits - 1) / splits;
-    s.splits = static_cast<int>((steps + s.split_steps - 1) / s.split_steps);
-    return s;
+    return mma_dense_split(l, w.rows, tokens, steps, 64);
 }
 
 MmaArgs dense_args(const Weights& w, const Rows& x, const Rows& out) {
@@ -488,8 +459,7 @@ MmaArgs expert_args(const Weights& w, int64_t n_experts, const Rows& x, bool x_p
 
 size_t matmul_mma_split_bytes(const Launch& l, const Weights& w, int64_t tokens) {
 #if defined(EMBER_GPU_CUDA)
-    const DenseSplit s = dense_split(l, w, tokens);
-    return s.splits > 1 ? static_cast<size_t>(s.splits * tokens * w.rows) * sizeof(float) : 0;
+    return mma_split_bytes(dense_split(l, w, tokens), tokens, w.rows);
 #else
     (void)l, (void)w, (void)tokens;
     return 0;
@@ -498,7 +468,7 @@ size_t matmul_mma_split_bytes(const Launch& l, const Weights& w, int64_t tokens)
 
 void matmul_mma(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias, void* split) {
 #if defined(EMBER_GPU_CUDA)
-    const DenseSplit s = dense_split(l, w, x.rows);
+    const MmaSplit s = dense_split(l, w, x.rows);
     MmaArgs a = dense_args(w, x, out);
     a.bias = bias;
     dim3 grid = mma_dense_grid(w.rows, x.rows, s.bn);
@@ -508,12 +478,7 @@ void matmul_mma(const Launch& l, const Weights& w, const Rows& x, const Rows& ou
         grid.z = static_cast<unsigned>(s.splits);
     }
     launch_mma<false>(l, w.type, s.bn, grid, a);
-    if (a.partial) {
-        const int64_t n = x.rows * w.rows;
-        split_sum_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, l.stream>>>(a.partial, s.splits, x.rows,
-                                                                                         w.rows, out.data, out.stride,
-                                                                                         bias);
-    }
+    if (a.partial) mma_split_sum(l, a.partial, s.splits, x.rows, w.rows, out, bias);
 #else
     (void)l, (void)w, (void)x, (void)out, (void)bias, (void)split;
 #endif
@@ -562,6 +527,28 @@ void matmul_experts_gated_mma(const Launch& l, Gated act, const Weights& gate, c
     (void)l, (void)act, (void)gate, (void)up, (void)n_experts, (void)x, (void)x_per_slot, (void)k, (void)groups,
         (void)slots, (void)out;
 #endif
+}
+
+namespace {
+
+// out[t, r] = the split products' parts added in split order, plus the bias.
+__global__ void split_sum_kernel(const float* partial, int splits, int64_t tokens, int64_t rows, float* out,
+                                 int64_t out_stride, const float* bias) {
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= tokens * rows) return;
+    const int64_t t = i / rows, r = i % rows;
+    float sum = partial[i];
+    for (int z = 1; z < splits; ++z) sum += partial[z * tokens * rows + i];
+    out[t * out_stride + r] = sum + (bias ? bias[r] : 0.0f);
+}
+
+}  // namespace
+
+void mma_split_sum(const Launch& l, const float* partial, int splits, int64_t tokens, int64_t rows, const Rows& out,
+                   const float* bias) {
+    const int64_t n = tokens * rows;
+    split_sum_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, l.stream>>>(partial, splits, tokens, rows,
+                                                                                     out.data, out.stride, bias);
 }
 
 }  // namespace ember::gpu_kernels

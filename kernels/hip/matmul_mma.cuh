@@ -16,6 +16,9 @@ bool mma_available(const Launch& l, uint32_t type);
 // no split); a nullptr split keeps one pass.
 size_t matmul_mma_split_bytes(const Launch& l, const Weights& w, int64_t tokens);
 void matmul_mma(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias, void* split);
+// out[t, r] = the parts partial[z, t, r] of a split product added in split order, plus bias[r] (bias may be nullptr).
+void mma_split_sum(const Launch& l, const float* partial, int splits, int64_t tokens, int64_t rows, const Rows& out,
+                   const float* bias);
 // Slots already grouped by expert, in tiles of experts_mma_tile_slots(slots, n_experts) slots.
 int experts_mma_tile_slots(int64_t slots, int64_t n_experts);
 void matmul_experts_mma(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot, int k,

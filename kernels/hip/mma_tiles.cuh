@@ -100,6 +100,32 @@ inline int mma_dense_tile_tokens(const Launch& l, int64_t rows, int64_t tokens, 
     return bn;
 }
 
+// A dense product's tiles: the token width (mma_dense_tile_tokens), and the split along the inputs that gives every
+// multiprocessor about two blocks where the tiles alone are too few (small products such as a router or a gate over a
+// long prompt); each part keeps at least 8 of the product's `steps` shared-memory steps.
+struct MmaSplit {
+    int bn = 64;
+    int splits = 1;
+    int64_t split_steps = 0;  // 0: no split
+};
+
+inline MmaSplit mma_dense_split(const Launch& l, int64_t rows, int64_t tokens, int64_t steps, int max_bn) {
+    constexpr int64_t kMinSplitSteps = 8;
+    MmaSplit s;
+    s.bn = mma_dense_tile_tokens(l, rows, tokens, max_bn);
+    const int64_t blocks = (rows + kMmaRows - 1) / kMmaRows * ((tokens + s.bn - 1) / s.bn);
+    const int64_t want = (2 * l.multiprocessors + blocks - 1) / blocks;
+    const int64_t splits = want < steps / kMinSplitSteps ? want : steps / kMinSplitSteps;
+    if (splits < 2) return s;
+    s.split_steps = (steps + splits - 1) / splits;
+    s.splits = static_cast<int>((steps + s.split_steps - 1) / s.split_steps);
+    return s;
+}
+
+inline size_t mma_split_bytes(const MmaSplit& s, int64_t tokens, int64_t rows) {
+    return s.splits > 1 ? static_cast<size_t>(s.splits * tokens * rows) * sizeof(float) : 0;
+}
+
 inline dim3 mma_dense_grid(int64_t rows, int64_t tokens, int bn) {
     return dim3(static_cast<unsigned>((rows + kMmaRows - 1) / kMmaRows), static_cast<unsigned>((tokens + bn - 1) / bn));
 }

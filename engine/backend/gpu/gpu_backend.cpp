@@ -207,9 +207,12 @@ void GpuBackend::do_matmul(const Tensor& w, const Tensor& x, const Tensor& out, 
         record_product(wv, ov, launch_key("matvec_float", wv, xv, ov, bv),
                        [=](const gk::Launch& l, const std::byte*) { gk::matvec_float(l, wv, xv, ov, bv); });
     } else if (gk::int8_tiles_available(ctx_->launch, wv)) {
+        const size_t split_bytes = gk::int8_tiles_split_bytes(ctx_->launch, wv, xv.rows);
+        std::byte* split = split_bytes ? scratch(kSplitProducts, split_bytes) : nullptr;
         record_on_blocks(
             wv, xv, ov, "matmul_int8_tiles",
-            [=](const gk::Launch& l, const void* xq) { gk::matmul_int8_tiles(l, wv, xq, xv.rows, ov, bv); }, bv);
+            [=](const gk::Launch& l, const void* xq) { gk::matmul_int8_tiles(l, wv, xq, xv.rows, ov, bv, split); },
+            bv, split);
     } else {
         const size_t split_bytes = gk::matmul_tiled_scratch_bytes(ctx_->launch, wv, xv.rows);
         std::byte* split = split_bytes ? scratch(kSplitProducts, split_bytes) : nullptr;
