@@ -7,7 +7,8 @@
 # Carried (device tool `carry`): .gpurun (bin.tar.xz: the build under test; bin_base.tar.xz: the build to compare
 # with; libs.tar.xz and the gguf wheel: see tests/hip/bench/run_h200.sh) and .gl (the Vulkan loader .debs).
 # AB_ROUNDS: alternations per backend (default 2). AB_NCU=1 adds Nsight Compute's per-kernel times and DRAM bytes of
-# decode steps and of a 512-token prefill for each build (ncu_summary.py), AB_NCU=new for the new build only.
+# decode steps, a 512-token prefill and a 16-token pass for each build (ncu_summary.py), AB_NCU=new for the new build
+# only.
 # AB_BACKENDS: the backends to time (default "cuda vulkan"). Everything lands in $OUT: ab.txt (one line per run) and
 # the JSON and profile of each run.
 set -u
@@ -85,6 +86,12 @@ if [ "${AB_NCU:-0}" != 0 ] && command -v ncu >/dev/null; then
             --speculation off -p 512 -n 1 -r 1 >"$out/ncu_prefill_$label.csv" 2>"$out/ncu_prefill_$label.err"
         python3 "$here/ncu_summary.py" "$out/ncu_prefill_$label.csv" 2 >"$out/ncu_prefill_$label.txt" 2>&1
         head -30 "$out/ncu_prefill_$label.txt"
+        # A 16-token prompt's pass alone: the kernels of a verify pass of 16.
+        timeout 200 ncu --clock-control none --csv --print-kernel-base demangled \
+            --metrics gpu__time_duration.sum,dram__bytes_read.sum "$cli" bench -m $models/strix.gguf --backend cuda \
+            --speculation off -p 16 -n 1 -r 1 >"$out/ncu_batch16_$label.csv" 2>"$out/ncu_batch16_$label.err"
+        python3 "$here/ncu_summary.py" "$out/ncu_batch16_$label.csv" 1 first >"$out/ncu_batch16_$label.txt" 2>&1
+        head -20 "$out/ncu_batch16_$label.txt"
     done
 fi
 echo "all done after $(($(date +%s) - t0)) s" | tee -a "$out/ab.txt"

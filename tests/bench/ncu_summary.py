@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# ncu_summary.py CSV STEPS: Nsight Compute's --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum export of a
-# decode run, summed per kernel over the last STEPS decode steps' worth of launches: calls, microseconds per step,
-# share of the step, mean microseconds per call and DRAM read GB/s. The kernels' total is the step's GPU busy time.
+# ncu_summary.py CSV STEPS [first]: Nsight Compute's --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum
+# export of a run, summed per kernel over the last STEPS steps' worth of launches (with `first`: the first STEPS, e.g.
+# the prompt's pass alone): calls, microseconds per step, share of the step, mean microseconds per call and DRAM read
+# GB/s. The kernels' total is the step's GPU busy time.
 import csv
 import sys
 from collections import OrderedDict
@@ -32,10 +33,18 @@ def short(name):
 
 def main():
     kernels, steps = read(sys.argv[1]), int(sys.argv[2])
+    from_start = len(sys.argv) > 3 and sys.argv[3] == "first"
+    if not kernels:
+        sys.exit(f"{sys.argv[1]}: no kernel times in the export (did ncu fail? its stderr says why)")
     # A step starts with the embedding rows' kernel (else with the run's first kernel).
     first = next((k["name"] for k in kernels if "get_rows" in k["name"]), kernels[0]["name"])
     starts = [i for i, k in enumerate(kernels) if k["name"] == first]
-    tail = kernels[starts[-steps]:] if len(starts) >= steps else kernels
+    if len(starts) <= steps:
+        tail = kernels
+    elif from_start:
+        tail = kernels[: starts[steps]]
+    else:
+        tail = kernels[starts[-steps]:]
     per = OrderedDict()
     for k in tail:
         e = per.setdefault(short(k["name"]), [0, 0.0, 0.0])
