@@ -4,7 +4,8 @@
 
 namespace ember::server {
 
-void GenerationJob::run(EngineSlot* slot, uint64_t started) {
+void GenerationJob::run(EngineSlot* slot, uint64_t started,
+                        const std::function<void(const GenerationResult*)>& finishing) {
     std::optional<GenerationResult> result;
     std::optional<ApiError> error;
     const double queued = std::chrono::duration<double>(Clock::now() - created_).count();
@@ -39,6 +40,7 @@ void GenerationJob::run(EngineSlot* slot, uint64_t started) {
             error.emplace(500, std::string("the engine failed: ") + e.what(), "", "", "server_error");
         }
     }
+    if (finishing) finishing(result ? &*result : nullptr);
     {
         std::lock_guard lock(mutex_);
         result_ = std::move(result);

@@ -28,8 +28,11 @@ public:
     GenerationJob(Work work, GenerationOptions options, uint64_t admitted)
         : work_(std::move(work)), options_(std::move(options)), admitted_(admitted) {}
 
-    // Engine thread. `started` numbers the jobs in the order the engine took them.
-    void run(EngineSlot* slot, uint64_t started);
+    // Engine thread. `started` numbers the jobs in the order the engine took them. `finishing` (if set) sees the
+    // result (null on an error) before any waiter learns that the job is done, so that what it records (the server's
+    // metrics) is there when the client has its reply.
+    void run(EngineSlot* slot, uint64_t started,
+             const std::function<void(const GenerationResult*)>& finishing = nullptr);
 
     // HTTP thread: waits up to `timeout` for chunks or the end; moves the chunks into `out`; true once done.
     bool wait(std::chrono::milliseconds timeout, std::deque<StreamChunk>& out);

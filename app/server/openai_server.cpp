@@ -139,8 +139,10 @@ std::shared_ptr<GenerationJob> OpenAiServer::Impl::submit(GenerationJob::Work wo
             m->request_started();
         else
             m->request_dropped();
-        job->run(slot, runs ? ++*seq : 0);
-        if (runs) m->request_finished(job->result() ? &job->result()->stats : nullptr);
+        // The metrics count the request before its reply can reach the client.
+        job->run(slot, runs ? ++*seq : 0, [&](const GenerationResult* result) {
+            if (runs) m->request_finished(result ? &result->stats : nullptr);
+        });
     });
     return job;
 }
