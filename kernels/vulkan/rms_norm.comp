@@ -5,6 +5,8 @@
 //   mode 2 gated rms_norm:  out = x / sqrt(mean(x^2) + eps) * weight * silu(z)
 //   mode 3 layer_norm:      out = (x - mean) / sqrt(mean((x - mean)^2) + eps) * weight + bias (bias at z_off, one
 //                           row; never with QUANTIZE)
+//   mode 4 add + rms_norm:  x += z (the residual, kept), then mode 0 of it: the rounding of an add and an rms_norm
+//                           dispatch, in one (whole rows only)
 // Segment s is head s % segs of row s / segs. out may alias x.
 // With QUANTIZE (modes 0 and 2, cols a multiple of 32) the output is also written as Q8_1 blocks (q8_1_store.glsl)
 // for the integer dot product kernels that read it next; segment s's element i is in block s * cols / 32 + i / 32,
@@ -13,6 +15,8 @@
 #include "common.glsl"
 layout(local_size_x = 128) in;
 layout(binding = 0) readonly buffer X { float x[]; };
+// Mode 4's view of x: the sums written by one invocation are read back by another (QUANTIZE's element order).
+layout(binding = 0) coherent buffer Residual { float residual[]; };
 layout(binding = 1) readonly buffer Weight { float w[]; };
 layout(binding = 2) buffer Out { float out_f[]; };
 layout(binding = 3) readonly buffer Z { float z[]; };
@@ -40,7 +44,7 @@ layout(push_constant) uniform Params {
 } p;
 
 float normalized(uint in_row, uint r, uint head, uint i, float inv) {
-    float y = x[in_row + i] * inv * w[p.w_off + i];
+    float y = (p.mode == 4u ? residual[in_row + i] : x[in_row + i]) * inv * w[p.w_off + i];
     if (p.mode == 2u) {
         const float g = z[p.z_off + r * p.z_stride + head + i];
         y *= g / (1.0 + exp(-g));
@@ -69,7 +73,16 @@ void main() {
         return;
     }
     float sum = 0.0;
-    for (uint i = gl_LocalInvocationID.x; i < p.cols; i += 128u) sum += x[in_row + i] * x[in_row + i];
+    if (p.mode == 4u) {
+        for (uint i = gl_LocalInvocationID.x; i < p.cols; i += 128u) {
+            const float v = residual[in_row + i] + z[p.z_off + r * p.z_stride + i];
+            residual[in_row + i] = v;
+            sum += v * v;
+        }
+        memoryBarrierBuffer();  // before workgroup_sum's barrier: the sums are visible to the whole work group
+    } else {
+        for (uint i = gl_LocalInvocationID.x; i < p.cols; i += 128u) sum += x[in_row + i] * x[in_row + i];
+    }
     sum = workgroup_sum(sum);
     if (p.mode == 1u) {
         const float inv = exact_div(1.0, max(sqrt(sum), p.eps));

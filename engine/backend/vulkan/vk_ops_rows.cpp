@@ -57,7 +57,10 @@ void VulkanBackend::normalize(Norm mode, const Tensor& x, const Tensor* weight, 
     // Norms of whole hidden rows and gated norms of a few tokens feed mat x vec products next; with integer dot
     // products those read Q8_1, so the norm writes it too (a quantize dispatch and a barrier fewer per product).
     // Per-head norms (q/k) feed attention and are left alone.
-    const bool feeds_product = mode == Norm::rms_gated || (mode == Norm::rms && segment == x.cols && x.cols >= 512);
+    const bool feeds_product = mode == Norm::rms_gated ||
+                               ((mode == Norm::rms || mode == Norm::add_rms) && segment == x.cols && x.cols >= 512);
+    // The add of add_rms writes its sums back into x.
+    const Arg x_arg = mode == Norm::add_rms ? rw(xv) : ro(xv);
     std::optional<Q8Slot> q8;
     if (integer_dot_ && feeds_product && segment % 32 == 0 && out.contiguous() &&
         static_cast<uint64_t>(out.rows) * static_cast<uint64_t>(out.cols) <= kFusedQ8MaxValues)
@@ -65,11 +68,16 @@ void VulkanBackend::normalize(Norm mode, const Tensor& x, const Tensor* weight, 
     if (q8) {
         p.q_off = q8->q.codes_off;
         p.d_off = q8->q.scales_off;
-        stream_->dispatch("rms_norm_q8", {ro(xv), ro(wv), rw(ov), ro(zv), rw(q8->q.view)}, p, linear_grid(p.rows));
+        stream_->dispatch("rms_norm_q8", {x_arg, ro(wv), rw(ov), ro(zv), rw(q8->q.view)}, p, linear_grid(p.rows));
         remember_q8_1(out, ov, *q8);
         return;
     }
-    stream_->dispatch("rms_norm", {ro(xv), ro(wv), rw(ov), ro(zv)}, p, linear_grid(p.rows));
+    stream_->dispatch("rms_norm", {x_arg, ro(wv), rw(ov), ro(zv)}, p, linear_grid(p.rows));
+}
+
+void VulkanBackend::do_add_rms_norm(const Tensor& x, const Tensor& y, const Tensor& weight, float eps,
+                                    const Tensor& out) {
+    normalize(Norm::add_rms, x, &weight, &y, x.cols, eps, out);
 }
 
 void VulkanBackend::do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) {

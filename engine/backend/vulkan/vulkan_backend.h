@@ -89,6 +89,8 @@ protected:
     void do_matmul_experts_gated(Activation act, const Tensor& w_gate, const Tensor& w_up, int64_t n_experts,
                                  const Tensor& x, const Tensor& ids, const Tensor& up_scratch,
                                  const Tensor& out) override;
+    // The residual add and the norm after it in one dispatch (rms_norm.comp mode 4).
+    void do_add_rms_norm(const Tensor& x, const Tensor& y, const Tensor& weight, float eps, const Tensor& out) override;
 
 private:
     enum class Elementwise : uint32_t {
@@ -106,7 +108,7 @@ private:
         swiglu_clamped = 11
     };
     void elementwise(Elementwise op, const Tensor& a, const Tensor* b, float s, const Tensor& out);
-    enum class Norm : uint32_t { rms = 0, l2 = 1, rms_gated = 2, layer = 3 };
+    enum class Norm : uint32_t { rms = 0, l2 = 1, rms_gated = 2, layer = 3, add_rms = 4 };
     void normalize(Norm mode, const Tensor& x, const Tensor* weight, const Tensor* z, int64_t segment, float eps,
                    const Tensor& out);
     void convert_rows(const Tensor& x, const Tensor& out, const View* row_map);
