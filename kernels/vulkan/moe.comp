@@ -4,6 +4,8 @@
 //     the k most probable), weights = their softmax probabilities renormalized to sum 1 (the sum clamped at
 //     6.1035e-5). ids and weights rows of k.
 //   mode 1 combine, one invocation per output element: out[t, i] = sum_j weights[t, j] * y[t * k + j, i].
+//   mode 2 combine with the shared expert: mode 1's sum + shared[t, i] * sigmoid(gate[t]), rounded as the separate
+//     combine, sigmoid, mul and add dispatches (shared and gate are only read).
 #version 450
 #include "common.glsl"
 #define MAX_EXPERTS 1024u
@@ -12,6 +14,8 @@ layout(binding = 0) readonly buffer In { float src[]; };  // logits (route) or y
 layout(binding = 1) buffer Ids { int ids[]; };
 layout(binding = 2) buffer Weights { float weights[]; };
 layout(binding = 3) writeonly buffer Out { float out_f[]; };
+layout(binding = 4) readonly buffer Shared { float shared_f[]; };  // mode 2
+layout(binding = 5) readonly buffer Gate { float gate_f[]; };      // mode 2: one per token
 layout(push_constant) uniform Params {
     uint mode;
     uint src_off, src_stride;
@@ -21,6 +25,7 @@ layout(push_constant) uniform Params {
     uint rows;   // tokens
     uint cols;   // experts (route) or width (combine)
     uint k;
+    uint shared_off, shared_stride, gate_off, gate_stride;  // mode 2
 } p;
 
 // One work group per token: the logits go to shared memory, and each of the k picks is a work-group argmax
@@ -82,5 +87,9 @@ void main() {
     float o = 0.0;
     for (uint j = 0u; j < p.k; ++j)
         o += weights[p.w_off + t * p.w_stride + j] * src[p.src_off + (t * p.k + j) * p.src_stride + i];
+    if (p.mode == 2u) {
+        const float g = 1.0 / (1.0 + exp(-gate_f[p.gate_off + t * p.gate_stride]));
+        o += shared_f[p.shared_off + t * p.shared_stride + i] * g;
+    }
     out_f[p.out_off + t * p.out_stride + i] = o;
 }

@@ -15,6 +15,7 @@ namespace {
 
 struct MoePush {
     uint32_t mode, src_off, src_stride, ids_off, ids_stride, w_off, w_stride, out_off, out_stride, rows, cols, k;
+    uint32_t shared_off, shared_stride, gate_off, gate_stride;  // combine with the shared expert (mode 2)
 };
 
 struct GroupPush {
@@ -42,7 +43,8 @@ void VulkanBackend::do_moe_route(const Tensor& logits, int k, const Tensor& ids,
     require(logits.cols <= 1024, "moe_route: at most 1024 experts on the Vulkan backend");
     const View lv = stream_->view(logits), iv = stream_->view(ids), wv = stream_->view(weights);
     const MoePush p{0,          lv.words(), words(logits.row_stride), iv.words(), words(ids.row_stride),
-                    wv.words(), words(weights.row_stride), 0, 0, u32(logits.rows), u32(logits.cols), u32(k)};
+                    wv.words(), words(weights.row_stride), 0, 0, u32(logits.rows), u32(logits.cols), u32(k),
+                    0,          0,          0,                        0};
     stream_->dispatch("moe", {ro(lv), rw(iv), rw(wv), rw(stream_->unused())}, p,
                       linear_grid(static_cast<uint64_t>(logits.rows)));
 }
@@ -163,12 +165,39 @@ void VulkanBackend::do_add_expert_bias(const Tensor& bias, const Tensor& ids, co
 }
 
 void VulkanBackend::do_moe_combine(const Tensor& y, const Tensor& weights, const Tensor& out) {
+    combine_experts(y, weights, nullptr, nullptr, out);
+}
+
+void VulkanBackend::do_moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared,
+                                          const Tensor& gate, const Tensor& out) {
+    combine_experts(y, weights, &shared, &gate, out);
+}
+
+void VulkanBackend::combine_experts(const Tensor& y, const Tensor& weights, const Tensor* shared, const Tensor* gate,
+                                    const Tensor& out) {
     const int64_t k = weights.cols;
     const View yv = stream_->view(y), wv = stream_->view(weights), ov = stream_->view(out);
-    const MoePush p{1, yv.words(), words(y.row_stride), 0, 0, wv.words(), words(weights.row_stride), ov.words(),
-                    words(out.row_stride), u32(out.rows), u32(out.cols), u32(k)};
+    const View sv = shared ? stream_->view(*shared) : stream_->unused();
+    const View gv = gate ? stream_->view(*gate) : stream_->unused();
+    const MoePush p{shared ? 2u : 1u,
+                    yv.words(),
+                    words(y.row_stride),
+                    0,
+                    0,
+                    wv.words(),
+                    words(weights.row_stride),
+                    ov.words(),
+                    words(out.row_stride),
+                    u32(out.rows),
+                    u32(out.cols),
+                    u32(k),
+                    sv.words(),
+                    shared ? words(shared->row_stride) : 0,
+                    gv.words(),
+                    gate ? words(gate->row_stride) : 0};
     const uint64_t n = static_cast<uint64_t>(out.rows) * static_cast<uint64_t>(out.cols);
-    stream_->dispatch("moe", {ro(yv), ro(stream_->unused()), ro(wv), rw(ov)}, p, linear_grid((n + 63) / 64));
+    stream_->dispatch("moe", {ro(yv), ro(stream_->unused()), ro(wv), rw(ov), ro(sv), ro(gv)}, p,
+                      linear_grid((n + 63) / 64));
 }
 
 }  // namespace ember::vulkan

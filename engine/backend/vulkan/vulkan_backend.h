@@ -91,6 +91,9 @@ protected:
                                  const Tensor& out) override;
     // The residual add and the norm after it in one dispatch (rms_norm.comp mode 4).
     void do_add_rms_norm(const Tensor& x, const Tensor& y, const Tensor& weight, float eps, const Tensor& out) override;
+    // The routed experts' combination with the gated shared expert in one dispatch (moe.comp mode 2).
+    void do_moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared, const Tensor& gate,
+                               const Tensor& out) override;
 
 private:
     enum class Elementwise : uint32_t {
@@ -108,6 +111,9 @@ private:
         swiglu_clamped = 11
     };
     void elementwise(Elementwise op, const Tensor& a, const Tensor* b, float s, const Tensor& out);
+    // moe.comp's combination: out = sum_j weights[t, j] y[t k + j] (+ shared[t] sigmoid(gate[t]) where given).
+    void combine_experts(const Tensor& y, const Tensor& weights, const Tensor* shared, const Tensor* gate,
+                         const Tensor& out);
     enum class Norm : uint32_t { rms = 0, l2 = 1, rms_gated = 2, layer = 3, add_rms = 4 };
     void normalize(Norm mode, const Tensor& x, const Tensor* weight, const Tensor* z, int64_t segment, float eps,
                    const Tensor& out);
