@@ -4,6 +4,8 @@
 //   3 swiglu: out = silu(a) * b      4 geglu: out = gelu_tanh(a) * b
 //   5 silu(a)   6 sigmoid(a)   7 softplus(a)   8 exp(a)   9 gelu_tanh(a)   10 gelu_erf(a)
 //   11 swiglu_clamped: out = swiglu_clamped(a, b)
+//   12 deltanet gates: out = softplus(a + b) * c (the decay; b and c one row) and gate = sigmoid(gate) (the beta
+//      rows, at gate_off), each rounded as the separate add, softplus, mul and sigmoid
 // b_stride 0 broadcasts b's one row over a's rows; b_step 0 broadcasts b's one column over a's columns.
 // out may alias a.
 #version 450
@@ -12,6 +14,8 @@ layout(local_size_x = 256) in;
 layout(binding = 0) readonly buffer A { float a[]; };
 layout(binding = 1) readonly buffer B { float b[]; };
 layout(binding = 2) buffer Out { float out_f[]; };
+layout(binding = 3) buffer Gate { float gate_f[]; };     // op 12
+layout(binding = 4) readonly buffer C { float c_f[]; };  // op 12
 layout(push_constant) uniform Params {
     uint a_off;
     uint a_stride;
@@ -24,6 +28,7 @@ layout(push_constant) uniform Params {
     uint op;
     float s;
     uint b_step;
+    uint gate_off, gate_stride, c_off;  // op 12
 } p;
 
 void main() {
@@ -32,7 +37,13 @@ void main() {
     const uint r = idx / p.cols, c = idx % p.cols;
     const float va = a[p.a_off + r * p.a_stride + c];
     float y;
-    if (p.op == 2u) {
+    if (p.op == 12u) {
+        const uint g = p.gate_off + r * p.gate_stride + c;
+        gate_f[g] = 1.0 / (1.0 + exp(-gate_f[g]));
+        const float v = va + b[p.b_off + c];
+        const float softplus = v > 20.0 ? v : log(1.0 + exp(v));
+        y = softplus * c_f[p.c_off + c];
+    } else if (p.op == 2u) {
         y = va * p.s;
     } else if (p.op == 5u) {
         y = silu(va);

@@ -45,7 +45,8 @@ void VulkanBackend::do_moe_route(const Tensor& logits, int k, const Tensor& ids,
     const MoePush p{0,          lv.words(), words(logits.row_stride), iv.words(), words(ids.row_stride),
                     wv.words(), words(weights.row_stride), 0, 0, u32(logits.rows), u32(logits.cols), u32(k),
                     0,          0,          0,                        0};
-    stream_->dispatch("moe", {ro(lv), rw(iv), rw(wv), rw(stream_->unused())}, p,
+    const View none = stream_->unused();  // combine's output and the shared expert's bindings
+    stream_->dispatch("moe", {ro(lv), rw(iv), rw(wv), rw(none), ro(none), ro(none)}, p,
                       linear_grid(static_cast<uint64_t>(logits.rows)));
 }
 

@@ -21,6 +21,7 @@ struct ElementwisePush {
     uint32_t a_off, a_stride, b_off, b_stride, out_off, out_stride, cols, rows, op;
     float s;
     uint32_t b_step;
+    uint32_t gate_off, gate_stride, c_off;  // deltanet gates (op 12) only
 };
 
 struct SoftmaxPush {
@@ -106,7 +107,30 @@ void VulkanBackend::elementwise(Elementwise op, const Tensor& a, const Tensor* b
     p.s = s;
     const uint64_t n = static_cast<uint64_t>(a.rows) * static_cast<uint64_t>(a.cols);
     require(n <= UINT32_MAX, "elementwise: tensor too large");
-    stream_->dispatch("elementwise", {ro(av), ro(bv), rw(ov)}, p, linear_grid((n + 255) / 256));
+    const View none = stream_->unused();  // op 12's gate and c bindings
+    stream_->dispatch("elementwise", {ro(av), ro(bv), rw(ov), ro(none), ro(none)}, p, linear_grid((n + 255) / 256));
+}
+
+void VulkanBackend::do_deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias,
+                                      const Tensor& a) {
+    const View gv = stream_->view(beta), av = stream_->view(alpha), bv = stream_->view(dt_bias),
+               cv = stream_->view(a);
+    ElementwisePush p{};
+    p.a_off = av.words();
+    p.a_stride = words(alpha.row_stride);
+    p.b_off = bv.words();
+    p.out_off = av.words();
+    p.out_stride = words(alpha.row_stride);
+    p.cols = u32(alpha.cols);
+    p.rows = u32(alpha.rows);
+    p.op = 12;
+    p.b_step = 1;
+    p.gate_off = gv.words();
+    p.gate_stride = words(beta.row_stride);
+    p.c_off = cv.words();
+    const uint64_t n = static_cast<uint64_t>(alpha.rows) * static_cast<uint64_t>(alpha.cols);
+    require(n <= UINT32_MAX, "deltanet_gates: tensor too large");
+    stream_->dispatch("elementwise", {ro(av), ro(bv), rw(av), rw(gv), ro(cv)}, p, linear_grid((n + 255) / 256));
 }
 
 void VulkanBackend::do_add(const Tensor& a, const Tensor& b, const Tensor& out) {

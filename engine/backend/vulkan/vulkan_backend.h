@@ -91,6 +91,8 @@ protected:
                                  const Tensor& out) override;
     // The residual add and the norm after it in one dispatch (rms_norm.comp mode 4).
     void do_add_rms_norm(const Tensor& x, const Tensor& y, const Tensor& weight, float eps, const Tensor& out) override;
+    // The Gated DeltaNet's beta and decay gates in one dispatch (elementwise.comp op 12).
+    void do_deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias, const Tensor& a) override;
     // The routed experts' combination with the gated shared expert in one dispatch (moe.comp mode 2).
     void do_moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared, const Tensor& gate,
                                const Tensor& out) override;
