@@ -90,9 +90,11 @@ void VulkanBackend::do_layer_norm(const Tensor& x, const Tensor& weight, const T
     normalize(Norm::layer, x, &weight, &bias, x.cols, eps, out);
 }
 
-void VulkanBackend::elementwise(Elementwise op, const Tensor& a, const Tensor* b, float s, const Tensor& out) {
+void VulkanBackend::elementwise(Elementwise op, const Tensor& a, const Tensor* b, float s, const Tensor& out,
+                                const Tensor* gate, const Tensor* c) {
     const View av = stream_->view(a), ov = stream_->view(out);
     const View bv = b ? stream_->view(*b) : stream_->unused();
+    const View gv = gate ? stream_->view(*gate) : stream_->unused(), cv = c ? stream_->view(*c) : stream_->unused();
     ElementwisePush p{};
     p.a_off = av.words();
     p.a_stride = words(a.row_stride);
@@ -105,32 +107,18 @@ void VulkanBackend::elementwise(Elementwise op, const Tensor& a, const Tensor* b
     p.rows = u32(a.rows);
     p.op = static_cast<uint32_t>(op);
     p.s = s;
+    p.gate_off = gv.words();
+    p.gate_stride = gate ? words(gate->row_stride) : 0;
+    p.c_off = cv.words();
     const uint64_t n = static_cast<uint64_t>(a.rows) * static_cast<uint64_t>(a.cols);
     require(n <= UINT32_MAX, "elementwise: tensor too large");
-    const View none = stream_->unused();  // op 12's gate and c bindings
-    stream_->dispatch("elementwise", {ro(av), ro(bv), rw(ov), ro(none), ro(none)}, p, linear_grid((n + 255) / 256));
+    stream_->dispatch("elementwise", {ro(av), ro(bv), rw(ov), gate ? rw(gv) : ro(gv), ro(cv)}, p,
+                      linear_grid((n + 255) / 256));
 }
 
 void VulkanBackend::do_deltanet_gates(const Tensor& beta, const Tensor& alpha, const Tensor& dt_bias,
                                       const Tensor& a) {
-    const View gv = stream_->view(beta), av = stream_->view(alpha), bv = stream_->view(dt_bias),
-               cv = stream_->view(a);
-    ElementwisePush p{};
-    p.a_off = av.words();
-    p.a_stride = words(alpha.row_stride);
-    p.b_off = bv.words();
-    p.out_off = av.words();
-    p.out_stride = words(alpha.row_stride);
-    p.cols = u32(alpha.cols);
-    p.rows = u32(alpha.rows);
-    p.op = 12;
-    p.b_step = 1;
-    p.gate_off = gv.words();
-    p.gate_stride = words(beta.row_stride);
-    p.c_off = cv.words();
-    const uint64_t n = static_cast<uint64_t>(alpha.rows) * static_cast<uint64_t>(alpha.cols);
-    require(n <= UINT32_MAX, "deltanet_gates: tensor too large");
-    stream_->dispatch("elementwise", {ro(av), ro(bv), rw(av), rw(gv), ro(cv)}, p, linear_grid((n + 255) / 256));
+    elementwise(Elementwise::deltanet_gates, alpha, &dt_bias, 0.0f, alpha, &beta, &a);
 }
 
 void VulkanBackend::do_add(const Tensor& a, const Tensor& b, const Tensor& out) {

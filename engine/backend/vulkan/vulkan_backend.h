@@ -110,9 +110,11 @@ private:
         exp = 8,
         gelu_tanh = 9,
         gelu_erf = 10,
-        swiglu_clamped = 11
+        swiglu_clamped = 11,
+        deltanet_gates = 12  // out = softplus(a + b) * c, and gate = sigmoid(gate)
     };
-    void elementwise(Elementwise op, const Tensor& a, const Tensor* b, float s, const Tensor& out);
+    void elementwise(Elementwise op, const Tensor& a, const Tensor* b, float s, const Tensor& out,
+                     const Tensor* gate = nullptr, const Tensor* c = nullptr);
     // moe.comp's combination: out = sum_j weights[t, j] y[t k + j] (+ shared[t] sigmoid(gate[t]) where given).
     void combine_experts(const Tensor& y, const Tensor& weights, const Tensor* shared, const Tensor* gate,
                          const Tensor& out);
