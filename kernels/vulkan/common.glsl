@@ -105,6 +105,9 @@ float attention_scale(float run_max, float sum, bool has_sink, float sink) {
 
 // The gated-FFN activations, as the CPU backend computes them.
 float silu(float v) { return v / (1.0 + exp(-v)); }
+// The activations of the elementwise dispatches, written once so that the fused forms round as they do.
+float sigmoid(float v) { return 1.0 / (1.0 + exp(-v)); }
+float softplus(float v) { return v > 20.0 ? v : log(1.0 + exp(v)); }
 // erf (GLSL has none): Abramowitz & Stegun 7.1.26, absolute error below 1.5e-7.
 float erf_approx(float v) {
     const float t = 1.0 / (1.0 + 0.3275911 * abs(v));

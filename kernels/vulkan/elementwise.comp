@@ -39,18 +39,16 @@ void main() {
     float y;
     if (p.op == 12u) {
         const uint g = p.gate_off + r * p.gate_stride + c;
-        gate_f[g] = 1.0 / (1.0 + exp(-gate_f[g]));
-        const float v = va + b[p.b_off + c];
-        const float softplus = v > 20.0 ? v : log(1.0 + exp(v));
-        y = softplus * c_f[p.c_off + c];
+        gate_f[g] = sigmoid(gate_f[g]);
+        y = softplus(va + b[p.b_off + c]) * c_f[p.c_off + c];
     } else if (p.op == 2u) {
         y = va * p.s;
     } else if (p.op == 5u) {
         y = silu(va);
     } else if (p.op == 6u) {
-        y = 1.0 / (1.0 + exp(-va));
+        y = sigmoid(va);
     } else if (p.op == 7u) {
-        y = va > 20.0 ? va : log(1.0 + exp(va));
+        y = softplus(va);
     } else if (p.op == 8u) {
         y = exp(va);
     } else if (p.op == 9u) {

@@ -88,8 +88,7 @@ void main() {
     for (uint j = 0u; j < p.k; ++j)
         o += weights[p.w_off + t * p.w_stride + j] * src[p.src_off + (t * p.k + j) * p.src_stride + i];
     if (p.mode == 2u) {
-        const float g = 1.0 / (1.0 + exp(-gate_f[p.gate_off + t * p.gate_stride]));
-        o += shared_f[p.shared_off + t * p.shared_stride + i] * g;
+        o += shared_f[p.shared_off + t * p.shared_stride + i] * sigmoid(gate_f[p.gate_off + t * p.gate_stride]);
     }
     out_f[p.out_off + t * p.out_stride + i] = o;
 }

@@ -8,7 +8,7 @@
 //   mode 4 add + rms_norm:  x += z (the residual, kept), then mode 0 of it: the rounding of an add and an rms_norm
 //                           dispatch, in one (whole rows only)
 // Segment s is head s % segs of row s / segs. out may alias x.
-// With QUANTIZE (modes 0 and 2, cols a multiple of 32) the output is also written as Q8_1 blocks (q8_1_store.glsl)
+// With QUANTIZE (modes 0, 2 and 4, cols a multiple of 32) the output is also written as Q8_1 blocks (q8_1_store.glsl)
 // for the integer dot product kernels that read it next; segment s's element i is in block s * cols / 32 + i / 32,
 // which for contiguous rows is the layout quantize_q8_1.comp writes.
 #version 450

@@ -15,7 +15,7 @@ namespace {
 
 struct MoePush {
     uint32_t mode, src_off, src_stride, ids_off, ids_stride, w_off, w_stride, out_off, out_stride, rows, cols, k;
-    uint32_t shared_off, shared_stride, gate_off, gate_stride;  // combine with the shared expert (mode 2)
+    uint32_t shared_off = 0, shared_stride = 0, gate_off = 0, gate_stride = 0;  // mode 2: the shared expert
 };
 
 struct GroupPush {
@@ -43,8 +43,7 @@ void VulkanBackend::do_moe_route(const Tensor& logits, int k, const Tensor& ids,
     require(logits.cols <= 1024, "moe_route: at most 1024 experts on the Vulkan backend");
     const View lv = stream_->view(logits), iv = stream_->view(ids), wv = stream_->view(weights);
     const MoePush p{0,          lv.words(), words(logits.row_stride), iv.words(), words(ids.row_stride),
-                    wv.words(), words(weights.row_stride), 0, 0, u32(logits.rows), u32(logits.cols), u32(k),
-                    0,          0,          0,                        0};
+                    wv.words(), words(weights.row_stride), 0, 0, u32(logits.rows), u32(logits.cols), u32(k)};
     const View none = stream_->unused();  // combine's output and the shared expert's bindings
     stream_->dispatch("moe", {ro(lv), rw(iv), rw(wv), rw(none), ro(none), ro(none)}, p,
                       linear_grid(static_cast<uint64_t>(logits.rows)));
@@ -180,22 +179,14 @@ void VulkanBackend::combine_experts(const Tensor& y, const Tensor& weights, cons
     const View yv = stream_->view(y), wv = stream_->view(weights), ov = stream_->view(out);
     const View sv = shared ? stream_->view(*shared) : stream_->unused();
     const View gv = gate ? stream_->view(*gate) : stream_->unused();
-    const MoePush p{shared ? 2u : 1u,
-                    yv.words(),
-                    words(y.row_stride),
-                    0,
-                    0,
-                    wv.words(),
-                    words(weights.row_stride),
-                    ov.words(),
-                    words(out.row_stride),
-                    u32(out.rows),
-                    u32(out.cols),
-                    u32(k),
-                    sv.words(),
-                    shared ? words(shared->row_stride) : 0,
-                    gv.words(),
-                    gate ? words(gate->row_stride) : 0};
+    MoePush p{shared ? 2u : 1u, yv.words(), words(y.row_stride), 0, 0, wv.words(), words(weights.row_stride),
+              ov.words(), words(out.row_stride), u32(out.rows), u32(out.cols), u32(k)};
+    if (shared) {
+        p.shared_off = sv.words();
+        p.shared_stride = words(shared->row_stride);
+        p.gate_off = gv.words();
+        p.gate_stride = words(gate->row_stride);
+    }
     const uint64_t n = static_cast<uint64_t>(out.rows) * static_cast<uint64_t>(out.cols);
     stream_->dispatch("moe", {ro(yv), ro(stream_->unused()), ro(wv), rw(ov), ro(sv), ro(gv)}, p,
                       linear_grid((n + 63) / 64));
