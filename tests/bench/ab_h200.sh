@@ -9,8 +9,8 @@
 # AB_ROUNDS: alternations per backend (default 2). AB_NCU=1 adds Nsight Compute's per-kernel times and DRAM bytes of
 # decode steps, a 512-token prefill and a 16-token pass for each build (ncu_summary.py), AB_NCU=new for the new build
 # only.
-# AB_BACKENDS: the backends to time (default "cuda vulkan"). Everything lands in $OUT: ab.txt (one line per run) and
-# the JSON and profile of each run.
+# AB_BACKENDS: the backends to time (default "cuda vulkan"). AB_PROFILES=0 leaves out the EMBER_GPU_PROFILE runs.
+# Everything lands in $OUT: ab.txt (one line per run) and the JSON and profile of each run.
 set -u
 out=${OUT:-/tmp/out}
 work=/tmp/ember-ab
@@ -57,7 +57,7 @@ for backend in ${AB_BACKENDS:-cuda vulkan}; do
         run new $backend $n
     done
 done
-for label in base new; do
+for label in $([ "${AB_PROFILES:-1}" = 0 ] || echo base new); do
     cli=$work/bin/ember-cli
     [ "$label" = base ] && cli=$work/base/ember-cli
     EMBER_GPU_PROFILE=1 timeout 120 "$cli" bench -m $models/strix.gguf --backend cuda --speculation off -p 1 -n 16 \
