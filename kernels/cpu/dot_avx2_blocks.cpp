@@ -18,10 +18,19 @@ struct Decoded {
     float min = 0;  // Q4_1/Q5_1: the block minimum
 };
 
-__m256i nibbles(const uint8_t* qs) {  // weights 0-15 from the low nibbles, 16-31 from the high ones
-    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
-    const __m128i mask = _mm_set1_epi8(0x0f);
-    return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
+// Weights 0-15 from the low nibbles, 16-31 from the high ones: the 16 bytes in both lanes (one broadcast load), the
+// high lane's words shifted down by 4.
+__m256i nibbles(const uint8_t* qs) {
+    const __m256i packed = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs)));
+    return _mm256_and_si256(_mm256_srlv_epi32(packed, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4)),
+                            _mm256_set1_epi8(0x0f));
+}
+
+// A block's two adjacent fp16 values (d, then m) converted together.
+__m128 fp16_pair(const uint8_t* p) {
+    uint32_t bits;
+    std::memcpy(&bits, p, sizeof bits);
+    return _mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(bits)));
 }
 
 __m256i fifth_bits(const uint8_t* qh) {  // byte i = 0x10 where bit i of qh is set
@@ -52,7 +61,10 @@ struct Q4_0 {
 struct Q4_1 {
     using Block = block::Q4_1;
     static constexpr bool kUnsigned = true;
-    static Decoded decode(const Block& b) { return {nibbles(b.qs), _mm256_set1_ps(fp16(b.d)), fp16(b.m)}; }
+    static Decoded decode(const Block& b) {
+        const __m128 dm = fp16_pair(b.d);
+        return {nibbles(b.qs), _mm256_broadcastss_ps(dm), _mm_cvtss_f32(_mm_movehdup_ps(dm))};
+    }
 };
 
 struct Q5_0 {
@@ -68,7 +80,9 @@ struct Q5_1 {
     using Block = block::Q5_1;
     static constexpr bool kUnsigned = true;
     static Decoded decode(const Block& b) {
-        return {_mm256_or_si256(nibbles(b.qs), fifth_bits(b.qh)), _mm256_set1_ps(fp16(b.d)), fp16(b.m)};
+        const __m128 dm = fp16_pair(b.d);
+        return {_mm256_or_si256(nibbles(b.qs), fifth_bits(b.qh)), _mm256_broadcastss_ps(dm),
+                _mm_cvtss_f32(_mm_movehdup_ps(dm))};
     }
 };
 
@@ -187,7 +201,7 @@ void tile(const void* w_row, const std::byte* act, int64_t act_stride, int64_t c
             const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.qs));
             const __m256i products = _mm256_maddubs_epi16(abs_q, kMin ? av : _mm256_sign_epi8(av, d.q));
             const __m256 sums = _mm256_cvtepi32_ps(_mm256_madd_epi16(products, ones16));
-            const float dy = fp16(a.d);
+            const float dy = block_scale(act + t * act_stride, cols, k);  // a.d as a float (write_block_extras)
             acc[t] = _mm256_fmadd_ps(sums, _mm256_mul_ps(d.scale, _mm256_set1_ps(dy)), acc[t]);
             if constexpr (kMin) min_sum[t] += d.min * block_sum(act + t * act_stride, cols, k);
         }

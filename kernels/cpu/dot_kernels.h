@@ -55,20 +55,25 @@ void with_tile_width(int n_act, Run&& run) {
     }
 }
 
-// The 32-weight types with a block minimum (Q4_1, Q5_1) take Q8_0 activation rows followed by each block's sum as a
-// float (d * the sum of its codes): the minimum's share of a dot is then one multiply-add per block, not a sum over
-// the block's 32 codes for every weight row.
+// Q8_0 activation rows (the 32-weight types') are followed by each block's scale as a float, so that a weight row's
+// dot reads it instead of converting the fp16 scale again for every weight row; for the types with a block minimum
+// (Q4_1, Q5_1) then by each block's sum as a float (d * the sum of its codes): the minimum's share of a dot is one
+// multiply-add per block, not a sum over the block's 32 codes for every weight row.
 inline bool carries_block_sums(gguf::TensorType weight) { return weight == TT::Q4_1 || weight == TT::Q5_1; }
-// Bytes of one activation row for `weight`: activation_type(weight)'s row, plus the block sums where carried.
+// Bytes of one activation row for `weight`: activation_type(weight)'s row, plus the block scales and sums where
+// carried.
 size_t activation_row_bytes(gguf::TensorType weight, int64_t cols);
-// Writes the block sums after the Q8_0 blocks of a row of `cols` values.
-void write_block_sums(std::byte* q8_0_row, int64_t cols);
-// The sum of block k of a row written by write_block_sums.
-inline float block_sum(const std::byte* q8_0_row, int64_t cols, int64_t k) {
+// Writes the block scales (and, with_sums, the block sums) after the Q8_0 blocks of a row of `cols` values.
+void write_block_extras(std::byte* q8_0_row, int64_t cols, bool with_sums);
+// The scale and the sum of block k of a row written by write_block_extras.
+inline float block_scale(const std::byte* q8_0_row, int64_t cols, int64_t k) {
     float v;
     std::memcpy(&v, q8_0_row + static_cast<size_t>(cols / 32) * sizeof(quant::block::Q8_0) + 4 * static_cast<size_t>(k),
                 sizeof v);
     return v;
+}
+inline float block_sum(const std::byte* q8_0_row, int64_t cols, int64_t k) {
+    return block_scale(q8_0_row, cols, cols / 32 + k);
 }
 
 // nullptr when the table has no kernel for the type.

@@ -50,15 +50,15 @@ void check_matrix(const WeightMatrix& w) {
 }
 
 // An activation row for `weight`: as activation_type(weight), by the AVX2 quantizer where the ISA has it (the same
-// bytes), else the reference; then each block's sum where the weight type has a block minimum
-// (detail::carries_block_sums).
+// bytes), else the reference; Q8_0 rows then carry their blocks' scales, and their sums where the weight type has a
+// block minimum (detail::write_block_extras).
 void quantize_row(Isa isa, TensorType weight, const float* x, std::byte* out, int64_t cols) {
     const TensorType at = activation_type(weight);
     if (isa == Isa::avx2 && at == TensorType::Q8_0 && cols % 32 == 0)
         detail::avx2_quantize_q8_0(x, out, cols);
     else
         quant::quantize_row(at, x, out, cols);
-    if (detail::carries_block_sums(weight)) detail::write_block_sums(out, cols);
+    if (at == TensorType::Q8_0) detail::write_block_extras(out, cols, detail::carries_block_sums(weight));
 }
 
 }  // namespace
@@ -66,18 +66,24 @@ void quantize_row(Isa isa, TensorType weight, const float* x, std::byte* out, in
 namespace detail {
 
 size_t activation_row_bytes(TensorType weight, int64_t cols) {
-    const size_t row = static_cast<size_t>(gguf::row_bytes(activation_type(weight), cols));
-    return carries_block_sums(weight) ? row + 4 * static_cast<size_t>(cols / 32) : row;
+    const TensorType at = activation_type(weight);
+    const size_t row = static_cast<size_t>(gguf::row_bytes(at, cols)), blocks = static_cast<size_t>(cols / 32);
+    if (at != TensorType::Q8_0) return row;
+    return row + 4 * blocks * (carries_block_sums(weight) ? 2 : 1);
 }
 
-void write_block_sums(std::byte* q8_0_row, int64_t cols) {
+void write_block_extras(std::byte* q8_0_row, int64_t cols, bool with_sums) {
     const auto* blocks = reinterpret_cast<const quant::block::Q8_0*>(q8_0_row);
-    std::byte* sums = q8_0_row + static_cast<size_t>(cols / 32) * sizeof(quant::block::Q8_0);
-    for (int64_t k = 0; k < cols / 32; ++k) {
+    const int64_t nb = cols / 32;
+    std::byte* extras = q8_0_row + static_cast<size_t>(nb) * sizeof(quant::block::Q8_0);
+    for (int64_t k = 0; k < nb; ++k) {
+        const float d = quant::load_fp16(blocks[k].d);
+        std::memcpy(extras + 4 * k, &d, sizeof d);
+        if (!with_sums) continue;
         int codes = 0;
         for (int8_t q : blocks[k].qs) codes += q;
-        const float sum = static_cast<float>(codes) * quant::load_fp16(blocks[k].d);
-        std::memcpy(sums + 4 * k, &sum, sizeof sum);
+        const float sum = static_cast<float>(codes) * d;
+        std::memcpy(extras + 4 * (nb + k), &sum, sizeof sum);
     }
 }
 

@@ -214,9 +214,15 @@ TEST(Kernels, RocmFp4SpecDotCheck) {
     q::block::Q8_0 ones{};
     q::store_fp16(ones.d, 1.0f);
     for (int8_t& v : ones.qs) v = 1;
+    // The activation row as quantize_activations lays it out: the block, then its scale as a float.
+    ASSERT_EQ(cpu::activation_bytes(TensorType::Q4_0_ROCMFP4, 32), sizeof ones + sizeof(float));
+    std::vector<std::byte> act(sizeof ones + sizeof(float));
+    const float one = 1.0f;
+    std::memcpy(act.data(), &ones, sizeof ones);
+    std::memcpy(act.data() + sizeof ones, &one, sizeof one);
     for (Isa isa : {Isa::scalar, cpu::best_isa()}) {
-        EXPECT_EQ(cpu::dot(isa, TensorType::Q4_0_ROCMFP4, dual, &ones, 32), -1.0f);
-        EXPECT_EQ(cpu::dot(isa, TensorType::Q4_0_ROCMFP4_FAST, fast, &ones, 32), -1.5f);
+        EXPECT_EQ(cpu::dot(isa, TensorType::Q4_0_ROCMFP4, dual, act.data(), 32), -1.0f);
+        EXPECT_EQ(cpu::dot(isa, TensorType::Q4_0_ROCMFP4_FAST, fast, act.data(), 32), -1.5f);
     }
 }
 
@@ -238,7 +244,7 @@ TEST(Kernels, BadArgumentsAreOneLineErrors) {
     EXPECT_EQ(error_of([&] {
                   cpu::matvec(Isa::scalar, {TensorType::Q4_0, w.data(), 2, 64, 36}, x.data(), y.data(), pool, small);
               }),
-              "activation scratch of 10 bytes, need 68");
+              "activation scratch of 10 bytes, need 76");
     EXPECT_EQ(error_of([&] { cpu::activation_type(TensorType::IQ2_XXS); }), "no CPU kernel for weight type iq2_xxs");
     EXPECT_EQ(error_of([&] {
                   cpu::matvec(Isa::scalar, {TensorType::Q4_0, w.data(), 2, 48, 36}, x.data(), y.data(), pool, small);
