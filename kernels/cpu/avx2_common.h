@@ -23,6 +23,14 @@
 
 namespace ember::cpu::detail::avx2 {
 
+// How far ahead of the weights in use a tile loop asks for the next ones. The hardware prefetchers alone left a
+// decode's mat x vec waiting on memory (SmolLM2-135M Q4_1, 2 threads: 70 tok/s without, 140 at 1 KiB ahead, about
+// 170 from 4 KiB on, flat to 16 KiB): they stop at page boundaries, and a row range crosses many.
+inline constexpr size_t kPrefetchBytes = 4096;
+inline void prefetch_ahead(const void* p) {
+    _mm_prefetch(static_cast<const char*>(p) + kPrefetchBytes, _MM_HINT_T0);
+}
+
 inline float hsum(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));

@@ -194,6 +194,7 @@ void tile(const void* w_row, const std::byte* act, int64_t act_stride, int64_t c
         min_sum[t] = 0.0f;
     }
     for (int64_t k = 0; k < cols / 32; ++k) {
+        avx2::prefetch_ahead(w + k);
         const Decoded d = Fmt::decode(w[k]);
         const __m256i abs_q = kMin ? d.q : _mm256_sign_epi8(d.q, d.q);
         for (int t = 0; t < T; ++t) {

@@ -40,6 +40,7 @@ void tile(const void* w_row, const std::byte* act, int64_t act_stride, int64_t c
     for (int t = 0; t < T; ++t) acc0[t] = acc1[t] = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 16 <= cols; i += 16) {
+        avx2::prefetch_ahead(w + W::kBytes * i);
         const __m256 w0 = W::load8(w + W::kBytes * i);
         const __m256 w1 = W::load8(w + W::kBytes * (i + 8));
         for (int t = 0; t < T; ++t) {

@@ -120,6 +120,7 @@ void tile(const void* w_row, const std::byte* act, int64_t act_stride, int64_t c
     float sum[T] = {};
     Unpacked p;
     for (int64_t k = 0; k < cols / block::qk_k; ++k) {
+        avx2::prefetch_ahead(w + k);
         unpack(w[k], p);
         for (int t = 0; t < T; ++t)
             sum[t] += contribution<Block, kMins>(p, reinterpret_cast<const block::Q8_K*>(act + t * act_stride)[k]);
