@@ -12,16 +12,30 @@
 
 #include "quant/quant.h"
 
+// EMBER_CPU_AVXVNNI (dot_avxvnni_blocks.cpp): the region also has AVX-VNNI, and the helpers below take another inline
+// namespace, so that no copy built for it can stand in for the AVX2 one.
+#if defined(EMBER_CPU_AVXVNNI)
+#define EMBER_CPU_HELPERS with_avxvnni
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma,f16c,avxvnni"))), apply_to = function)
+#elif defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,f16c,avxvnni")
+#endif
+#else
+#define EMBER_CPU_HELPERS plain_avx2
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx2,fma,f16c"))), apply_to = function)
 #elif defined(__GNUC__)
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,f16c")
 #endif
+#endif
 
 #include <immintrin.h>
 
 namespace ember::cpu::detail::avx2 {
+inline namespace EMBER_CPU_HELPERS {
 
 // How far ahead of the weights in use a tile loop asks for the next ones. The hardware prefetchers alone left a
 // decode's mat x vec waiting on memory (SmolLM2-135M Q4_1, 2 threads: 70 tok/s without, 140 at 1 KiB ahead, about
@@ -54,4 +68,5 @@ inline constexpr std::array<float, 256> kRocmfpScales = [] {
     return t;
 }();
 
+}  // namespace EMBER_CPU_HELPERS
 }  // namespace ember::cpu::detail::avx2

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // AVX2 kernels for the 32-weight types against Q8_0 activations. Each weight block is decoded once into 32 int8
 // codes and a per-lane scale vector (lanes 0-3 cover weights 0-15, lanes 4-7 weights 16-31, which is what the
-// dual-scale types need), then dotted with every activation row of the tile: |w| x sign(a, w) byte products
-// (maddubs) summed to eight int32, converted and fused-multiply-added with scale * d_y.
+// dual-scale types need), then dotted with every activation row of the tile: |w| x sign(a, w) byte products summed
+// to eight int32 (byte_dot: maddubs + madd, or one vpdpbusd where dot_avxvnni_blocks.cpp builds this file for
+// AVX-VNNI), converted and fused-multiply-added with scale * d_y.
 #include "cpu/dot_kernels.h"
 #include "cpu/avx2_common.h"  // last: opens the AVX2 region
 
@@ -46,6 +47,16 @@ __m256i fifth_bits(const uint8_t* qh) {  // byte i = 0x10 where bit i of qh is s
 __m256i lookup(const int8_t* table16, __m256i codes) {
     const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(table16));
     return _mm256_shuffle_epi8(_mm256_set_m128i(t, t), codes);
+}
+
+// The eight int32 sums of four byte products each, unsigned u times signed s (no pair of products saturates
+// int16 here: |u| <= 128 and |s| <= 127), so vpdpbusd gives the same sums as maddubs + madd.
+__m256i byte_dot(__m256i u, __m256i s) {
+#if defined(EMBER_CPU_AVXVNNI)
+    return _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), u, s);
+#else
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
+#endif
 }
 
 __m256 two_scales(float s0, float s1) { return _mm256_set_m128(_mm_set1_ps(s1), _mm_set1_ps(s0)); }
@@ -186,7 +197,6 @@ template <typename Fmt, int T>
 void tile(const void* w_row, const std::byte* act, int64_t act_stride, int64_t cols, float* out) {
     constexpr bool kMin = Fmt::kUnsigned;
     const auto* w = static_cast<const typename Fmt::Block*>(w_row);
-    const __m256i ones16 = _mm256_set1_epi16(1);
     __m256 acc[T];
     float min_sum[T];  // kMin: the block minimums times the activation blocks' sums (carries_block_sums)
     for (int t = 0; t < T; ++t) {
@@ -200,8 +210,7 @@ void tile(const void* w_row, const std::byte* act, int64_t act_stride, int64_t c
         for (int t = 0; t < T; ++t) {
             const auto& a = reinterpret_cast<const block::Q8_0*>(act + t * act_stride)[k];
             const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.qs));
-            const __m256i products = _mm256_maddubs_epi16(abs_q, kMin ? av : _mm256_sign_epi8(av, d.q));
-            const __m256 sums = _mm256_cvtepi32_ps(_mm256_madd_epi16(products, ones16));
+            const __m256 sums = _mm256_cvtepi32_ps(byte_dot(abs_q, kMin ? av : _mm256_sign_epi8(av, d.q)));
             const float dy = block_scale(act + t * act_stride, cols, k);  // a.d as a float (write_block_extras)
             acc[t] = _mm256_fmadd_ps(sums, _mm256_mul_ps(d.scale, _mm256_set1_ps(dy)), acc[t]);
             if constexpr (kMin) min_sum[t] += d.min * block_sum(act + t * act_stride, cols, k);
@@ -233,7 +242,11 @@ constexpr Kernel kAvx2BlockKernels[] = {
 
 }  // namespace
 
+#if defined(EMBER_CPU_AVXVNNI)
+const Kernel* avxvnni_block_kernel(gguf::TensorType type) {
+#else
 const Kernel* avx2_block_kernel(gguf::TensorType type) {
+#endif
     return find_kernel(kAvx2BlockKernels, type);
 }
 

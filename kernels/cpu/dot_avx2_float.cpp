@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 // AVX2/FMA/F16C kernels for float weights (F32, F16, BF16) against F32 activations, and the AVX2 table lookup.
+#include <cstdlib>
+
 #include "cpu/dot_kernels.h"
 #include "cpu/avx2_common.h"  // last: opens the AVX2 region
 
 namespace ember::cpu::detail {
 
 const Kernel* avx2_block_kernel(gguf::TensorType type);
+#if defined(EMBER_HAVE_AVXVNNI_KERNELS)
+const Kernel* avxvnni_block_kernel(gguf::TensorType type);
+#endif
 const Kernel* avx2_kquant_kernel(gguf::TensorType type);
 
 namespace {
@@ -105,9 +110,27 @@ bool avx2_accumulate(gguf::TensorType type, const void* row, const float* weight
     }
 }
 
+namespace {
+
+// The 32-weight block kernels: the AVX-VNNI build where the CPU has it (EMBER_CPU_NO_AVXVNNI=1 keeps the AVX2 one,
+// for comparisons).
+const Kernel* block_kernel(gguf::TensorType type) {
+#if defined(EMBER_HAVE_AVXVNNI_KERNELS)
+    static const bool vnni = [] {
+        __builtin_cpu_init();
+        const char* off = std::getenv("EMBER_CPU_NO_AVXVNNI");
+        return __builtin_cpu_supports("avxvnni") && !(off && *off == '1');
+    }();
+    if (vnni) return avxvnni_block_kernel(type);
+#endif
+    return avx2_block_kernel(type);
+}
+
+}  // namespace
+
 const Kernel* avx2_kernel(gguf::TensorType type) {
     if (const Kernel* k = find_kernel(kAvx2FloatKernels, type)) return k;
-    if (const Kernel* k = avx2_block_kernel(type)) return k;
+    if (const Kernel* k = block_kernel(type)) return k;
     return avx2_kquant_kernel(type);
 }
 
