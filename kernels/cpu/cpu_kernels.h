@@ -22,6 +22,9 @@ enum class Isa { scalar, avx2 };
 
 Isa best_isa();        // runtime detection (cpuid: AVX2 + FMA + F16C, and OS support for the AVX state)
 bool isa_supported(Isa isa);
+// Whether the AVX2 tier's block kernels may take their AVX-VNNI build: the CPU has AVX-VNNI and
+// EMBER_CPU_NO_AVXVNNI is not 1 (which keeps the plain AVX2 ones, for comparisons).
+bool avxvnni_wanted();
 const char* isa_name(Isa isa);
 
 class ThreadPool {  // persistent worker threads; the caller thread participates

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // AVX2/FMA/F16C kernels for float weights (F32, F16, BF16) against F32 activations, and the AVX2 table lookup.
-#include <cstdlib>
-
+#include "cpu/cpu_kernels.h"
 #include "cpu/dot_kernels.h"
 #include "cpu/avx2_common.h"  // last: opens the AVX2 region
 
@@ -112,15 +111,10 @@ bool avx2_accumulate(gguf::TensorType type, const void* row, const float* weight
 
 namespace {
 
-// The 32-weight block kernels: the AVX-VNNI build where the CPU has it (EMBER_CPU_NO_AVXVNNI=1 keeps the AVX2 one,
-// for comparisons).
+// The 32-weight block kernels: the AVX-VNNI build where avxvnni_wanted().
 const Kernel* block_kernel(gguf::TensorType type) {
 #if defined(EMBER_HAVE_AVXVNNI_KERNELS)
-    static const bool vnni = [] {
-        __builtin_cpu_init();
-        const char* off = std::getenv("EMBER_CPU_NO_AVXVNNI");
-        return __builtin_cpu_supports("avxvnni") && !(off && *off == '1');
-    }();
+    static const bool vnni = avxvnni_wanted();
     if (vnni) return avxvnni_block_kernel(type);
 #endif
     return avx2_block_kernel(type);

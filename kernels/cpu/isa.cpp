@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Which instruction sets this CPU runs. __builtin_cpu_supports reads cpuid and, for AVX-class features, checks
 // that the operating system saves the YMM state (XGETBV).
+#include <cstdlib>
+
 #include "cpu/cpu_kernels.h"
 
 namespace ember::cpu {
@@ -17,6 +19,16 @@ bool isa_supported(Isa isa) {
 #endif
     }
     return false;
+}
+
+bool avxvnni_wanted() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    const char* off = std::getenv("EMBER_CPU_NO_AVXVNNI");
+    return __builtin_cpu_supports("avxvnni") && !(off && *off == '1');
+#else
+    return false;
+#endif
 }
 
 Isa best_isa() { return isa_supported(Isa::avx2) ? Isa::avx2 : Isa::scalar; }
