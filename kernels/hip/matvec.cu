@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Mat x vec for decode and verify batches (up to 32 tokens), the memory-bound hot path. A group of LPR lanes owns one
 // weight row; lane l walks blocks l, l + LPR, ... so that a group reads its row front to back. Each launch takes a run
-// of at most 16 tokens (8 on the float path) and reads the weights once for all of them.
+// of at most 16 tokens (8 for the block types of the float path) and reads the weights once for all of them.
 //   integer path (ROCmFP4 dual/FAST, Q4_0, Q8_0): activations quantized once to Q8_1-style blocks, weights
 //     expanded to int8 (ROCmFP4 through byte-permute codebook lookups, rocmfp4.md §7.2), 4 x int8 dot products;
-//   float path (every other type): decode32 to floats, fp32 dot products.
+//   float path (every other type): float weights read column-interleaved, block types through decode32; fp32 dot
+//     products.
 // The expert forms pick each slot's matrix from ids on the device: per slot for one token, and for a verify batch
 // grouped by expert, so that an expert's rows are read once for every slot routed to it (the same sums as per slot).
 #include "activation_blocks.cuh"
@@ -238,20 +239,21 @@ void matvec_experts_gated_integer(const Launch& l, Gated act, const Weights& w_g
 
 void matvec_float(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias) {
     const int64_t chunks = (w.cols + 31) / 32;
-    for (int64_t t0 = 0; t0 < x.rows;) {
-        const int64_t run = token_run<kFloatRunTokens>(x.rows - t0);
-        dispatch_weight_type(w.type, [&]<int T>() {
+    dispatch_weight_type(w.type, [&]<int T>() {
+        constexpr int kRun = kFloatRunTokens<T>;
+        for (int64_t t0 = 0; t0 < x.rows;) {
+            const int64_t run = token_run<kRun>(x.rows - t0);
             with_lanes(chunks, [&]<int LPR>() {
-                with_tokens<kFloatRunTokens>(run, [&]<int NT>() {
+                with_tokens<kRun>(run, [&]<int NT>() {
                     const unsigned grid = static_cast<unsigned>((w.rows + kMatvecThreads / LPR - 1) / (kMatvecThreads / LPR));
                     matvec_float_kernel<T, NT, LPR><<<grid, kMatvecThreads, 0, l.stream>>>(
                         w.data, w.row_stride, w.rows, w.cols, x.data + t0 * x.stride, x.stride,
                         out.data + t0 * out.stride, out.stride, bias);
                 });
             });
-        });
-        t0 += run;
-    }
+            t0 += run;
+        }
+    });
 }
 
 void matvec_experts_integer(const Launch& l, const Weights& w, int64_t n_experts, const void* xq, bool x_per_slot,

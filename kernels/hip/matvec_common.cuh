@@ -165,11 +165,51 @@ __device__ __forceinline__ void store_row_sums(const float (&acc)[NT], int lane,
     }
 }
 
-// A row's chunks of 32 in lane order, two chunks decoded before either is used (their loads overlap); the sums are
-// added chunk by chunk, so the order is the one-chunk order.
+// The types whose weights are plain floats, one per column.
+template <int T>
+inline constexpr bool kFloatWeights = T == kF32 || T == kF16 || T == kBF16;
+
+template <int T>
+__device__ __forceinline__ float float_weight(const uint8_t* row, int64_t c) {
+    if constexpr (T == kF32) {
+        return reinterpret_cast<const float*>(row)[c];
+    } else {
+        const uint16_t v = reinterpret_cast<const uint16_t*>(row)[c];
+        return T == kF16 ? half_to_float(v) : gpu::bf16_to_float(v);
+    }
+}
+
+// A row against NT tokens, each lane's partial sums added column by column.
+//   Float types: lane l takes columns l, l + LPR, l + 2 LPR, ..., so that a group's loads are consecutive words;
+//     kFloatColumnLoads columns are loaded before any is used.
+//   Block types (rows of whole blocks): the row's chunks of 32 in lane order, two chunks decoded before either is used (their loads
+//     overlap); the sums are added chunk by chunk, so the order is the one-chunk order.
+constexpr int kFloatColumnLoads = 8;
+
 template <int T, int NT, int LPR>
 __device__ __forceinline__ void float_row(const uint8_t* row, int64_t cols, const float* x, int64_t x_stride, int lane,
                                           float (&acc)[NT]) {
+    if constexpr (kFloatWeights<T>) {
+        constexpr int U = kFloatColumnLoads;
+        int64_t c = lane;
+        for (; c + (U - 1) * LPR < cols; c += U * LPR) {
+            float wv[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) wv[u] = float_weight<T>(row, c + u * LPR);
+#pragma unroll
+            for (int t = 0; t < NT; ++t) {
+                const float* xt = x + t * x_stride + c;
+#pragma unroll
+                for (int u = 0; u < U; ++u) acc[t] += wv[u] * xt[u * LPR];
+            }
+        }
+        for (; c < cols; c += LPR) {
+            const float wv = float_weight<T>(row, c);
+#pragma unroll
+            for (int t = 0; t < NT; ++t) acc[t] += wv * x[t * x_stride + c];
+        }
+        return;
+    }
     const int64_t chunks = (cols + 31) / 32;
     for (int64_t c0 = lane; c0 < chunks; c0 += 2 * LPR) {
         float wv[2][32];
@@ -180,20 +220,12 @@ __device__ __forceinline__ void float_row(const uint8_t* row, int64_t cols, cons
         for (int h = 0; h < 2; ++h) {
             if (h == 1 && !second) continue;
             const int64_t c = c0 + h * LPR;
-            const int n = cols - 32 * c < 32 ? static_cast<int>(cols - 32 * c) : 32;  // float types may end mid-chunk
 #pragma unroll
             for (int t = 0; t < NT; ++t) {
                 const float* xt = x + t * x_stride + 32 * c;
                 float s = 0.0f;
-                // Constant indices only (a loop bounded by n would put wv in local memory).
-                if (n == 32) {
 #pragma unroll
-                    for (int i = 0; i < 32; ++i) s += wv[h][i] * xt[i];
-                } else {
-#pragma unroll
-                    for (int i = 0; i < 32; ++i)
-                        if (i < n) s += wv[h][i] * xt[i];
-                }
+                for (int i = 0; i < 32; ++i) s += wv[h][i] * xt[i];
                 acc[t] += s;
             }
         }
@@ -203,9 +235,11 @@ __device__ __forceinline__ void float_row(const uint8_t* row, int64_t cols, cons
 // --- launch helpers (host) ---------------------------------------------------------------------------------------
 
 constexpr int kMatvecThreads = 128;
-// The most tokens one launch takes: 16 on the integer path, 8 on the float path (its 32 decoded weights per lane
-// leave room for fewer accumulators).
-constexpr int kIntegerRunTokens = 16, kFloatRunTokens = 8;
+// The most tokens one launch takes: 16 on the integer path and for float weights, 8 for the other types of the float
+// path (their 64 decoded weights per lane leave room for fewer accumulators).
+constexpr int kIntegerRunTokens = 16;
+template <int T>
+inline constexpr int kFloatRunTokens = kFloatWeights<T> ? 16 : 8;
 // The gated products keep two accumulators per token.
 constexpr int kGatedRunTokens = 8;
 

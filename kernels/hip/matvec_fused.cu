@@ -175,9 +175,9 @@ void matvec_float_many(const Launch& l, const ProductRows* products, int count, 
     with_lanes(chunks, [&]<int LPR>() {
         ManyProducts a = many_products<LPR>(products, count);
         for (int64_t t0 = 0; t0 < x.rows;) {
-            const int64_t run = token_run<kFloatRunTokens>(x.rows - t0);
+            const int64_t run = token_run<kFloatRunTokens<kF32>>(x.rows - t0);
             advance_outputs(a, products, t0);
-            with_tokens<kFloatRunTokens>(run, [&]<int NT>() {
+            with_tokens<kFloatRunTokens<kF32>>(run, [&]<int NT>() {
                 matvec_float_many_kernel<NT, LPR><<<a.first_block[count], kMatvecThreads, 0, l.stream>>>(
                     a, x.cols, x.data + t0 * x.stride, x.stride);
             });
