@@ -120,6 +120,10 @@ void moe_down_combine(const Launch& l, const Weights& down, int64_t n_experts, c
 // read once per tile of kMatvecExpertTileSlots of its slots; the same sums as matvec_experts_integer.
 void matvec_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts, const void* xq, bool x_per_slot,
                             const int32_t* ids, int64_t tokens, int k, const Rows& out, void* scratch);
+// Its gated form: out[s] = act(W_gate . x, W_up . x), the same values as matvec_experts_gated_integer.
+void matvec_experts_gated_grouped(const Launch& l, Gated act, const Weights& w_gate, const Weights& w_up,
+                                  int64_t n_experts, const void* xq, bool x_per_slot, const int32_t* ids,
+                                  int64_t tokens, int k, const Rows& out, void* scratch);
 // The batched form: slots grouped by expert (scratch: expert_group_bytes), then one tiled product per tile of an
 // expert's slots (a block per tile, so a popular expert spreads over many blocks).
 size_t expert_group_bytes(int64_t n_experts, int64_t slots);

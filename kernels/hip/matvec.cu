@@ -169,6 +169,45 @@ __global__ void matvec_experts_float_kernel(const uint8_t* w, size_t row_stride,
     if (lane == 0 && row < rows) out[slot * out_stride + row] = sum;
 }
 
+// The gated form of matvec_experts_grouped_kernel: gate and up rows walked together as integer_row_pair walks them,
+// and each slot's pair made into act(gate, up) as matvec_experts_gated_integer_kernel makes it, bit for bit.
+template <int T, int LPR>
+__global__ void matvec_experts_gated_grouped_kernel(Gated act, const uint8_t* wg, const uint8_t* wu,
+                                                    size_t row_stride, int64_t rows, int nb, const ActBlock* x,
+                                                    bool x_per_slot, int k, ExpertGroups groups, float* out,
+                                                    int64_t out_stride) {
+    constexpr int BN = kMatvecExpertTileSlots;
+    __shared__ int64_t x_row[BN], out_row[BN];
+    int expert = 0;
+    const int n = load_token_tile<BN>(groups, 0, x_per_slot, k, x_row, out_row, expert);
+    if (n == 0) return;
+    __syncthreads();
+    const int lane = row_lane<LPR>();
+    const int64_t row = lane_group_row<LPR>();
+    float g[BN] = {}, u[BN] = {};
+    if (row < rows) {
+        const int64_t r = (static_cast<int64_t>(expert) * rows + row) * static_cast<int64_t>(row_stride);
+        for (int b = lane; b < nb; b += LPR) {
+            const IntegerBlock gb = load_integer_block<T>(wg + r + static_cast<size_t>(b) * kIntegerBlockBytes<T>);
+            const IntegerBlock ub = load_integer_block<T>(wu + r + static_cast<size_t>(b) * kIntegerBlockBytes<T>);
+#pragma unroll
+            for (int t = 0; t < BN; ++t)
+                if (t < n) {
+                    const ActBlock& xa = x[x_row[t] * nb + b];
+                    g[t] += integer_dot<T>(gb, xa);
+                    u[t] += integer_dot<T>(ub, xa);
+                }
+        }
+    }
+#pragma unroll
+    for (int t = 0; t < BN; ++t) {
+        if (t < n) {  // n is the same for the whole block: every lane takes part in the shuffles
+            const float gs = group_sum<LPR>(g[t]), us = group_sum<LPR>(u[t]);
+            if (lane == 0 && row < rows) out[out_row[t] * out_stride + row] = gated(act, gs, us);
+        }
+    }
+}
+
 }  // namespace
 
 bool has_integer_matvec(uint32_t type) { return integer_path(type); }
@@ -284,6 +323,24 @@ void matvec_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts
             matvec_experts_grouped_kernel<T, LPR><<<grid, kMatvecThreads, 0, l.stream>>>(
                 w.data, w.row_stride, rows, nb, static_cast<const ActBlock*>(xq), x_per_slot, k, groups, out.data,
                 out.stride);
+        });
+    });
+}
+
+void matvec_experts_gated_grouped(const Launch& l, Gated act, const Weights& w_gate, const Weights& w_up,
+                                  int64_t n_experts, const void* xq, bool x_per_slot, const int32_t* ids,
+                                  int64_t tokens, int k, const Rows& out, void* scratch) {
+    const int nb = static_cast<int>(w_gate.cols / 32);
+    const int64_t rows = w_gate.rows / n_experts;
+    const int64_t slots = tokens * k;
+    const ExpertGroups groups = group_expert_slots(l, ids, slots, n_experts, kMatvecExpertTileSlots, scratch, out);
+    dispatch_integer_type(w_gate.type, [&]<int T>() {
+        with_lanes(nb, [&]<int LPR>() {
+            const dim3 grid(static_cast<unsigned>((rows + kMatvecThreads / LPR - 1) / (kMatvecThreads / LPR)),
+                            static_cast<unsigned>(max_expert_tiles(slots, n_experts, kMatvecExpertTileSlots)));
+            matvec_experts_gated_grouped_kernel<T, LPR><<<grid, kMatvecThreads, 0, l.stream>>>(
+                act, w_gate.data, w_up.data, w_gate.row_stride, rows, nb, static_cast<const ActBlock*>(xq),
+                x_per_slot, k, groups, out.data, out.stride);
         });
     });
 }

@@ -418,7 +418,7 @@ void GpuBackend::do_matmul_experts_gated(Activation act, const Tensor& w_gate, c
                        });
         return;
     }
-    if (!integer_pair(gv, uv) || tokens > kPerSlotIntegerExpertTokens)
+    if (!integer_pair(gv, uv))
         return Backend::do_matmul_experts_gated(act, w_gate, w_up, n_experts, x, ids, up_scratch, out);
     const int64_t rows = w_gate.rows / n_experts;
     const int k = static_cast<int>(ids.cols);
@@ -431,6 +431,17 @@ void GpuBackend::do_matmul_experts_gated(Activation act, const Tensor& w_gate, c
     counters_.weight_bytes += bytes;
     if (slots == 0) return;
     const gk::Gated a = gated_of(act);
+    if (tokens > kPerSlotIntegerExpertTokens) {
+        // A verify batch: the slots grouped by expert, each routed expert's gate and up rows read once for its slots.
+        auto* groups = scratch(kExpertGroups, gk::expert_group_bytes(n_experts, slots));
+        record_on_blocks(
+            gv, xv, ov, "experts_gated_grouped_integer",
+            [=](const gk::Launch& l, const void* xq) {
+                gk::matvec_experts_gated_grouped(l, a, gv, uv, n_experts, xq, per_slot, idv, tokens, k, ov, groups);
+            },
+            a, uv, n_experts, idv, k, groups);
+        return;
+    }
     record_on_blocks(
         gv, xv, ov, "experts_gated_integer",
         [=](const gk::Launch& l, const void* xq) {
