@@ -37,6 +37,23 @@ __device__ __forceinline__ float shuffle_xor(float v, int mask) {
 #endif
 }
 
+// Lane src's value (the same src in every lane), and the value of the lane delta below (a lane's own below delta).
+__device__ __forceinline__ float shuffle(float v, int src) {
+#if defined(EMBER_GPU_CUDA)
+    return __shfl_sync(0xffffffffu, v, src, kWarpSize);
+#else
+    return __shfl(v, src, kWarpSize);
+#endif
+}
+
+__device__ __forceinline__ int shuffle_up(int v, int delta) {
+#if defined(EMBER_GPU_CUDA)
+    return __shfl_up_sync(0xffffffffu, v, static_cast<unsigned>(delta), kWarpSize);
+#else
+    return __shfl_up(v, static_cast<unsigned>(delta), kWarpSize);
+#endif
+}
+
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
     for (int m = kWarpSize / 2; m > 0; m >>= 1) v += shuffle_xor(v, m);

@@ -106,8 +106,52 @@ __global__ __launch_bounds__(kThreads) void tiled_kernel(const uint8_t* w, size_
     }
 }
 
+// Exclusive prefix sums of two counts over the threads of a block, in thread order, and their totals (every thread
+// gets them). blockDim.x: a multiple of the warp size, at most 1024.
+__device__ void block_exclusive_scan2(int& a, int& b, int& total_a, int& total_b) {
+    constexpr int W = gpu::kWarpSize;
+    __shared__ int warp_a[1024 / W], warp_b[1024 / W];
+    const int lane = static_cast<int>(threadIdx.x) % W, warp = static_cast<int>(threadIdx.x) / W;
+    const int warps = static_cast<int>(blockDim.x) / W;
+    int ia = a, ib = b;  // inclusive sums within the warp
+#pragma unroll
+    for (int d = 1; d < W; d <<= 1) {
+        const int oa = gpu::shuffle_up(ia, d), ob = gpu::shuffle_up(ib, d);
+        if (lane >= d) {
+            ia += oa;
+            ib += ob;
+        }
+    }
+    if (lane == W - 1) {
+        warp_a[warp] = ia;
+        warp_b[warp] = ib;
+    }
+    __syncthreads();
+    if (warp == 0) {  // the warps' totals, scanned by the first warp (at most W of them)
+        int wa = lane < warps ? warp_a[lane] : 0, wb = lane < warps ? warp_b[lane] : 0;
+#pragma unroll
+        for (int d = 1; d < W; d <<= 1) {
+            const int oa = gpu::shuffle_up(wa, d), ob = gpu::shuffle_up(wb, d);
+            if (lane >= d) {
+                wa += oa;
+                wb += ob;
+            }
+        }
+        if (lane < warps) {
+            warp_a[lane] = wa;
+            warp_b[lane] = wb;
+        }
+    }
+    __syncthreads();
+    total_a = warp_a[warps - 1];
+    total_b = warp_b[warps - 1];
+    a = (warp > 0 ? warp_a[warp - 1] : 0) + ia - a;
+    b = (warp > 0 ? warp_b[warp - 1] : 0) + ib - b;
+}
+
 // One block: counts slots per expert, prefix sums them, lists each expert's slots, and cuts them into tiles of
-// tile_slots (ExpertGroups). Slots whose id is out of range get a zero output row.
+// tile_slots (ExpertGroups), tiles in expert order. Slots whose id is out of range get a zero output row. Thread i
+// owns a run of consecutive experts; a block-wide scan of the runs' slot and tile counts places every run at once.
 __global__ void group_slots_kernel(const int32_t* ids, int64_t slots, int64_t n_experts, int tile_slots,
                                    int32_t* offsets, int32_t* cursor, int32_t* list, int32_t* tiles,
                                    int32_t* tile_count, float* out, int64_t out_stride, int64_t out_cols) {
@@ -125,20 +169,29 @@ __global__ void group_slots_kernel(const int32_t* ids, int64_t slots, int64_t n_
         }
     }
     __syncthreads();
-    if (threadIdx.x == 0) {
-        int32_t start = 0, n_tiles = 0;
-        for (int64_t e = 0; e < n_experts; ++e) {
-            const int32_t end = start + offsets[e + 1];
-            for (int32_t first = start; first < end; first += tile_slots) {
-                tiles[2 * n_tiles] = static_cast<int32_t>(e);
-                tiles[2 * n_tiles + 1] = first;
-                ++n_tiles;
-            }
-            offsets[e + 1] = end;
-            start = end;
-        }
-        *tile_count = n_tiles;
+    const int64_t per_thread = (n_experts + blockDim.x - 1) / blockDim.x;
+    const int64_t e0 = threadIdx.x * per_thread;
+    const int64_t e1 = e0 + per_thread < n_experts ? e0 + per_thread : n_experts;
+    int start = 0, first_tile = 0;  // this run's slot and tile counts, then where they begin
+    for (int64_t e = e0; e < e1; ++e) {
+        const int n = offsets[e + 1];
+        start += n;
+        first_tile += (n + tile_slots - 1) / tile_slots;
     }
+    int total_slots = 0, total_tiles = 0;
+    block_exclusive_scan2(start, first_tile, total_slots, total_tiles);
+    int tile = first_tile;
+    for (int64_t e = e0; e < e1; ++e) {  // only this thread reads or writes offsets[e + 1] of its run
+        const int end = start + offsets[e + 1];
+        for (int first = start; first < end; first += tile_slots) {
+            tiles[2 * tile] = static_cast<int32_t>(e);
+            tiles[2 * tile + 1] = first;
+            ++tile;
+        }
+        offsets[e + 1] = end;
+        start = end;
+    }
+    if (threadIdx.x == 0) *tile_count = total_tiles;
     __syncthreads();
     for (int64_t s = threadIdx.x; s < slots; s += blockDim.x) {
         const int32_t e = ids[s];
