@@ -352,6 +352,68 @@ __global__ void moe_route_kernel(const float* logits, int64_t ls, int64_t rows, 
     }
 }
 
+// moe_route_kernel with each lane's probabilities in registers (NPL per lane: n_experts <= NPL * W, k <= W): the same
+// softmax, the same rounds of selection and the same renormalization, value for value. Lane j keeps round j's
+// probability; the total is summed in round order as moe_route_kernel's lane 0 sums it.
+template <int NPL>
+__global__ void moe_route_registers_kernel(const float* logits, int64_t ls, int64_t rows, int n_experts, int k,
+                                           int32_t* ids, int64_t ids_stride, float* weights, int64_t ws) {
+    constexpr int W = gpu::kWarpSize;
+    const int warp = static_cast<int>(threadIdx.x) / W, lane = static_cast<int>(threadIdx.x) % W;
+    const int64_t t = static_cast<int64_t>(blockIdx.x) * (blockDim.x / W) + warp;
+    if (t >= rows) return;
+    const float* row = logits + t * ls;
+    float p[NPL];
+    float m = -INFINITY;
+#pragma unroll
+    for (int i = 0; i < NPL; ++i) {
+        p[i] = lane + i * W < n_experts ? row[lane + i * W] : -INFINITY;
+        m = fmaxf(m, p[i]);
+    }
+    m = gpu::warp_max(m);
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < NPL; ++i)
+        if (lane + i * W < n_experts) {
+            p[i] = expf(p[i] - m);
+            sum += p[i];
+        }
+    const float inv = 1.0f / gpu::warp_sum(sum);
+#pragma unroll
+    for (int i = 0; i < NPL; ++i)
+        if (lane + i * W < n_experts) p[i] *= inv;
+    float chosen = 0.0f;
+    for (int round = 0; round < k; ++round) {
+        float v = -INFINITY;
+        int idx = 0x7fffffff;
+#pragma unroll
+        for (int i = 0; i < NPL; ++i)
+            if (p[i] > v) {  // strictly greater: the lowest index of a tie stays
+                v = p[i];
+                idx = lane + i * W;
+            }
+#pragma unroll
+        for (int mask = W / 2; mask > 0; mask >>= 1) {
+            const float ov = gpu::shuffle_xor(v, mask);
+            const int oi = shuffle_xor_int(idx, mask);
+            if (ov > v || (ov == v && oi < idx)) {
+                v = ov;
+                idx = oi;
+            }
+        }
+        const bool found = idx < n_experts;
+        if (lane == 0) ids[t * ids_stride + round] = idx;
+        if (lane == round) chosen = found ? v : 0.0f;
+#pragma unroll
+        for (int i = 0; i < NPL; ++i)
+            if (found && idx == lane + i * W) p[i] = -INFINITY;
+    }
+    float total = 0.0f;
+    for (int j = 0; j < k; ++j) total += gpu::shuffle(chosen, j);
+    total = fmaxf(total, 6.1035e-5f);
+    if (lane < k) weights[t * ws + lane] = chosen / total;
+}
+
 }  // namespace
 
 void conv1d_causal(const Launch& l, const Rows& x, const Rows& weight, const Rows& state, const Rows& out,
@@ -400,6 +462,24 @@ void deltanet_recurrent(const Launch& l, const DeltaNetStepArgs& a) {
 }
 
 void moe_route(const Launch& l, const Rows& logits, int k, int32_t* ids, int64_t ids_stride, const Rows& weights) {
+    constexpr int W = gpu::kWarpSize;
+    if (k <= W && logits.cols <= 16 * W) {
+        const unsigned grid = static_cast<unsigned>((logits.rows + kMaxRouteWarps - 1) / kMaxRouteWarps);
+        const auto launch = [&]<int NPL>() {
+            moe_route_registers_kernel<NPL><<<grid, kMaxRouteWarps * W, 0, l.stream>>>(
+                logits.data, logits.stride, logits.rows, static_cast<int>(logits.cols), k, ids, ids_stride,
+                weights.data, weights.stride);
+        };
+        if (logits.cols <= 2 * W)
+            launch.template operator()<2>();
+        else if (logits.cols <= 4 * W)
+            launch.template operator()<4>();
+        else if (logits.cols <= 8 * W)
+            launch.template operator()<8>();
+        else
+            launch.template operator()<16>();
+        return;
+    }
     // As many rows per block as keep the probabilities within 48 KiB of shared memory (the backend allows 12288
     // experts: one row per block).
     const int64_t fit = (48 << 10) / (logits.cols * static_cast<int64_t>(sizeof(float)));
