@@ -181,26 +181,35 @@ __global__ __launch_bounds__(kAttentionThreads) void attention_split_kernel(
     }
 }
 
-// grid (n_head, tokens): merges the slices into out[t, h * hd ...].
+// grid (n_head, tokens): merges the slices into out[t, h * hd ...]. The first warp takes the slices' maximum and each
+// slice's factor expf(max_s - max) once into shared memory (split_count makes at most 32 slices); every thread then
+// sums the slices in order with those factors.
 __global__ void attention_merge_kernel(const float* partial, int splits, AttentionArgs a, float* out, int64_t os) {
+    __shared__ float slice_max[32], factor[32];
     const int h = blockIdx.x;
     const int64_t t = blockIdx.y;
     const int hd = a.head_dim;
     const float* p = partial + (t * a.n_head + h) * splits * static_cast<int64_t>(hd + 2);
-    float m = -INFINITY;
-    for (int s = 0; s < splits; ++s) m = fmaxf(m, p[s * (hd + 2)]);
-    float sum = 0.0f;
-    for (int s = 0; s < splits; ++s) {
-        const float ms = p[s * (hd + 2)];
-        if (ms > -INFINITY) sum += p[s * (hd + 2) + 1] * expf(ms - m);
+    __shared__ float m;
+    if (threadIdx.x < gpu::kWarpSize) {
+        const int s = static_cast<int>(threadIdx.x);
+        const float ms = s < splits ? p[s * (hd + 2)] : -INFINITY;
+        const float all = gpu::warp_max(ms);
+        if (s < splits) {
+            slice_max[s] = ms;
+            factor[s] = ms > -INFINITY ? expf(ms - all) : 0.0f;
+        }
+        if (s == 0) m = all;
     }
+    __syncthreads();
+    float sum = 0.0f;
+    for (int s = 0; s < splits; ++s)
+        if (slice_max[s] > -INFINITY) sum += p[s * (hd + 2) + 1] * factor[s];
     const float inv = attention_scale(m, sum, a.sinks ? a.sinks + h : nullptr);
     for (int i = threadIdx.x; i < hd; i += blockDim.x) {
         float v = 0.0f;
-        for (int s = 0; s < splits; ++s) {
-            const float ms = p[s * (hd + 2)];
-            if (ms > -INFINITY) v += p[s * (hd + 2) + 2 + i] * expf(ms - m);
-        }
+        for (int s = 0; s < splits; ++s)
+            if (slice_max[s] > -INFINITY) v += p[s * (hd + 2) + 2 + i] * factor[s];
         out[t * os + h * hd + i] = v * inv;
     }
 }
