@@ -88,7 +88,12 @@ void main() {
     for (uint j = 0u; j < p.k; ++j)
         o += weights[p.w_off + t * p.w_stride + j] * src[p.src_off + (t * p.k + j) * p.src_stride + i];
     if (p.mode == 2u) {
-        o += shared_f[p.shared_off + t * p.shared_stride + i] * sigmoid(gate_f[p.gate_off + t * p.gate_stride]);
+        // precise: the product is rounded before the add, as the separate mul and add dispatches round it (a driver
+        // that contracts the two into an FMA, NVIDIA's, gave other bits than the composition)
+        precise const float term = shared_f[p.shared_off + t * p.shared_stride + i] *
+                                   sigmoid(gate_f[p.gate_off + t * p.gate_stride]);
+        precise const float total = o + term;
+        o = total;
     }
     out_f[p.out_off + t * p.out_stride + i] = o;
 }
