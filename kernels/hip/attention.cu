@@ -99,6 +99,10 @@ __device__ __forceinline__ float attention_scale(float run_max, float sum, const
 }
 
 constexpr int kAttentionThreads = 128;
+// The split path's slices: a row's visible keys in slices of kKeysPerSlice, at most kMaxSlices. Batches of up to
+// kFixedSliceTokens tokens (decode and verify) launch kMaxSlices, so each row's slicing depends on its keys alone.
+constexpr int kMaxSlices = 32, kKeysPerSlice = 16;
+constexpr int64_t kFixedSliceTokens = 32;
 constexpr int kMaxPerLane = 16;  // head_dim <= 16 * warp size (512 on 32-lane warps)
 
 // grid (n_head, tokens, splits). Each warp takes every warps-th cache row of the slice.
@@ -116,7 +120,20 @@ __global__ __launch_bounds__(kAttentionThreads) void attention_split_kernel(
     const int64_t n_kv = *n_kv_ptr;
     const int64_t visible = min(n_kv, static_cast<int64_t>(positions[t]) + 1);
     const int64_t first = first_visible(positions[t], a.window);
-    const int64_t per_split = (max(visible - first, int64_t{0}) + splits - 1) / splits;
+    // This row's slices: one per kKeysPerSlice keys, at most the launch's (kMaxSlices for decode and verify batches,
+    // so that a token's slices, and its rounding, are those of the same token decoded alone).
+    const int64_t keys = max(visible - first, int64_t{0});
+    const int64_t wanted = max((keys + kKeysPerSlice - 1) / kKeysPerSlice, int64_t{1});
+    const int row_splits = static_cast<int>(min(static_cast<int64_t>(splits), wanted));
+    float* out = partial + ((t * a.n_head + h) * splits + split) * static_cast<int64_t>(hd + 2);
+    if (split >= row_splits) {  // past this row's slices: an empty one, which the merge skips
+        if (threadIdx.x == 0) {
+            out[0] = -INFINITY;
+            out[1] = 0.0f;
+        }
+        return;
+    }
+    const int64_t per_split = (keys + row_splits - 1) / row_splits;
     const int64_t begin = first + split * per_split;
     const int64_t end = min(visible, begin + per_split);
 
@@ -165,7 +182,6 @@ __global__ __launch_bounds__(kAttentionThreads) void attention_split_kernel(
     __syncthreads();
     float total_max = -INFINITY;
     for (int w = 0; w < warps; ++w) total_max = fmaxf(total_max, w_max[w]);
-    float* out = partial + ((t * a.n_head + h) * splits + split) * static_cast<int64_t>(hd + 2);
     float total_sum = 0.0f;
     for (int w = 0; w < warps; ++w)
         if (w_max[w] > -INFINITY) total_sum += w_sum[w] * expf(w_max[w] - total_max);
@@ -307,9 +323,10 @@ bool tiled_attention_fits(int64_t tokens, uint32_t cache_type, int head_dim) {
 constexpr int64_t kMaxGridY = 65535;
 
 int split_count(const Launch& l, int64_t tokens, int n_head) {
+    if (tokens <= kFixedSliceTokens) return kMaxSlices;
     const int64_t blocks = tokens * n_head;
     const int64_t want = (4 * static_cast<int64_t>(l.multiprocessors) + blocks - 1) / blocks;
-    return static_cast<int>(want < 1 ? 1 : want > 32 ? 32 : want);
+    return static_cast<int>(want < 1 ? 1 : want > kMaxSlices ? kMaxSlices : want);
 }
 
 }  // namespace
