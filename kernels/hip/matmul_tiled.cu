@@ -106,6 +106,18 @@ __global__ __launch_bounds__(kThreads) void tiled_kernel(const uint8_t* w, size_
     }
 }
 
+// Inclusive prefix sums of a and b over the lanes of a warp (lane: this thread's).
+__device__ __forceinline__ void warp_inclusive_scan2(int& a, int& b, int lane) {
+#pragma unroll
+    for (int d = 1; d < gpu::kWarpSize; d <<= 1) {
+        const int oa = gpu::shuffle_up(a, d), ob = gpu::shuffle_up(b, d);
+        if (lane >= d) {
+            a += oa;
+            b += ob;
+        }
+    }
+}
+
 // Exclusive prefix sums of two counts over the threads of a block, in thread order, and their totals (every thread
 // gets them). blockDim.x: a multiple of the warp size, at most 1024.
 __device__ void block_exclusive_scan2(int& a, int& b, int& total_a, int& total_b) {
@@ -114,14 +126,7 @@ __device__ void block_exclusive_scan2(int& a, int& b, int& total_a, int& total_b
     const int lane = static_cast<int>(threadIdx.x) % W, warp = static_cast<int>(threadIdx.x) / W;
     const int warps = static_cast<int>(blockDim.x) / W;
     int ia = a, ib = b;  // inclusive sums within the warp
-#pragma unroll
-    for (int d = 1; d < W; d <<= 1) {
-        const int oa = gpu::shuffle_up(ia, d), ob = gpu::shuffle_up(ib, d);
-        if (lane >= d) {
-            ia += oa;
-            ib += ob;
-        }
-    }
+    warp_inclusive_scan2(ia, ib, lane);
     if (lane == W - 1) {
         warp_a[warp] = ia;
         warp_b[warp] = ib;
@@ -129,14 +134,7 @@ __device__ void block_exclusive_scan2(int& a, int& b, int& total_a, int& total_b
     __syncthreads();
     if (warp == 0) {  // the warps' totals, scanned by the first warp (at most W of them)
         int wa = lane < warps ? warp_a[lane] : 0, wb = lane < warps ? warp_b[lane] : 0;
-#pragma unroll
-        for (int d = 1; d < W; d <<= 1) {
-            const int oa = gpu::shuffle_up(wa, d), ob = gpu::shuffle_up(wb, d);
-            if (lane >= d) {
-                wa += oa;
-                wb += ob;
-            }
-        }
+        warp_inclusive_scan2(wa, wb, lane);
         if (lane < warps) {
             warp_a[lane] = wa;
             warp_b[lane] = wb;

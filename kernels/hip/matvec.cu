@@ -310,8 +310,13 @@ void matvec_experts_integer(const Launch& l, const Weights& w, int64_t n_experts
     });
 }
 
-void matvec_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts, const void* xq, bool x_per_slot,
-                            const int32_t* ids, int64_t tokens, int k, const Rows& out, void* scratch) {
+namespace {
+
+// The grouped expert mat x vec's launch: the slots grouped by expert, then launch<T, LPR>(grid, nb, rows, groups) with
+// a block per kMatvecThreads / LPR rows and per tile of kMatvecExpertTileSlots slots.
+template <typename F>
+void launch_grouped(const Launch& l, const Weights& w, int64_t n_experts, const int32_t* ids, int64_t tokens, int k,
+                    const Rows& out, void* scratch, F&& launch) {
     const int nb = static_cast<int>(w.cols / 32);
     const int64_t rows = w.rows / n_experts;
     const int64_t slots = tokens * k;
@@ -320,29 +325,32 @@ void matvec_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts
         with_lanes(nb, [&]<int LPR>() {
             const dim3 grid(static_cast<unsigned>((rows + kMatvecThreads / LPR - 1) / (kMatvecThreads / LPR)),
                             static_cast<unsigned>(max_expert_tiles(slots, n_experts, kMatvecExpertTileSlots)));
-            matvec_experts_grouped_kernel<T, LPR><<<grid, kMatvecThreads, 0, l.stream>>>(
-                w.data, w.row_stride, rows, nb, static_cast<const ActBlock*>(xq), x_per_slot, k, groups, out.data,
-                out.stride);
+            launch.template operator()<T, LPR>(grid, nb, rows, groups);
         });
     });
+}
+
+}  // namespace
+
+void matvec_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts, const void* xq, bool x_per_slot,
+                            const int32_t* ids, int64_t tokens, int k, const Rows& out, void* scratch) {
+    launch_grouped(l, w, n_experts, ids, tokens, k, out, scratch,
+                   [&]<int T, int LPR>(dim3 grid, int nb, int64_t rows, const ExpertGroups& groups) {
+                       matvec_experts_grouped_kernel<T, LPR><<<grid, kMatvecThreads, 0, l.stream>>>(
+                           w.data, w.row_stride, rows, nb, static_cast<const ActBlock*>(xq), x_per_slot, k, groups,
+                           out.data, out.stride);
+                   });
 }
 
 void matvec_experts_gated_grouped(const Launch& l, Gated act, const Weights& w_gate, const Weights& w_up,
                                   int64_t n_experts, const void* xq, bool x_per_slot, const int32_t* ids,
                                   int64_t tokens, int k, const Rows& out, void* scratch) {
-    const int nb = static_cast<int>(w_gate.cols / 32);
-    const int64_t rows = w_gate.rows / n_experts;
-    const int64_t slots = tokens * k;
-    const ExpertGroups groups = group_expert_slots(l, ids, slots, n_experts, kMatvecExpertTileSlots, scratch, out);
-    dispatch_integer_type(w_gate.type, [&]<int T>() {
-        with_lanes(nb, [&]<int LPR>() {
-            const dim3 grid(static_cast<unsigned>((rows + kMatvecThreads / LPR - 1) / (kMatvecThreads / LPR)),
-                            static_cast<unsigned>(max_expert_tiles(slots, n_experts, kMatvecExpertTileSlots)));
-            matvec_experts_gated_grouped_kernel<T, LPR><<<grid, kMatvecThreads, 0, l.stream>>>(
-                act, w_gate.data, w_up.data, w_gate.row_stride, rows, nb, static_cast<const ActBlock*>(xq),
-                x_per_slot, k, groups, out.data, out.stride);
-        });
-    });
+    launch_grouped(l, w_gate, n_experts, ids, tokens, k, out, scratch,
+                   [&]<int T, int LPR>(dim3 grid, int nb, int64_t rows, const ExpertGroups& groups) {
+                       matvec_experts_gated_grouped_kernel<T, LPR><<<grid, kMatvecThreads, 0, l.stream>>>(
+                           act, w_gate.data, w_up.data, w_gate.row_stride, rows, nb,
+                           static_cast<const ActBlock*>(xq), x_per_slot, k, groups, out.data, out.stride);
+                   });
 }
 
 void matvec_experts_float(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot,

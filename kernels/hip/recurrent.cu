@@ -300,6 +300,19 @@ __device__ __forceinline__ int shuffle_xor_int(int v, int mask) {
     return __float_as_int(gpu::shuffle_xor(__int_as_float(v), mask));
 }
 
+// The warp's largest v and its index idx (ties to the lower index), in every lane.
+__device__ __forceinline__ void warp_argmax(float& v, int& idx) {
+#pragma unroll
+    for (int mask = gpu::kWarpSize / 2; mask > 0; mask >>= 1) {
+        const float ov = gpu::shuffle_xor(v, mask);
+        const int oi = shuffle_xor_int(idx, mask);
+        if (ov > v || (ov == v && oi < idx)) {
+            v = ov;
+            idx = oi;
+        }
+    }
+}
+
 __global__ void moe_route_kernel(const float* logits, int64_t ls, int64_t rows, int64_t n_experts, int k, int32_t* ids,
                                  int64_t ids_stride, float* weights, int64_t ws) {
     constexpr int W = gpu::kWarpSize;
@@ -327,15 +340,7 @@ __global__ void moe_route_kernel(const float* logits, int64_t ls, int64_t rows, 
                 v = prob[e];
                 idx = static_cast<int>(e);
             }
-#pragma unroll
-        for (int mask = W / 2; mask > 0; mask >>= 1) {
-            const float ov = gpu::shuffle_xor(v, mask);
-            const int oi = shuffle_xor_int(idx, mask);
-            if (ov > v || (ov == v && oi < idx)) {
-                v = ov;
-                idx = oi;
-            }
-        }
+        warp_argmax(v, idx);
         // No expert left above -inf (NaN logits): an id outside the range, which the expert products read as zero.
         const bool found = idx < n_experts;
         if (lane == 0) {  // the chosen probability waits in its weight's place for the renormalization
@@ -392,15 +397,7 @@ __global__ void moe_route_registers_kernel(const float* logits, int64_t ls, int6
                 v = p[i];
                 idx = lane + i * W;
             }
-#pragma unroll
-        for (int mask = W / 2; mask > 0; mask >>= 1) {
-            const float ov = gpu::shuffle_xor(v, mask);
-            const int oi = shuffle_xor_int(idx, mask);
-            if (ov > v || (ov == v && oi < idx)) {
-                v = ov;
-                idx = oi;
-            }
-        }
+        warp_argmax(v, idx);
         const bool found = idx < n_experts;
         if (lane == 0) ids[t * ids_stride + round] = idx;
         if (lane == round) chosen = found ? v : 0.0f;
