@@ -11,8 +11,9 @@
 #   6. Vulkan prefill with the tiled kernels instead of cooperative matrices (EMBER_VULKAN_COOPERATIVE_MATRIX=0);
 #   before the benchmarks: the backend "auto" on the STRIX file, whole on the GPU and capped to 8 GB (host experts).
 # Carried (device tool `carry`): .gpurun (bin.tar.xz: ember-cli and the test binaries; fixtures.tar.xz: the test
-# fixtures; libs.tar.xz: Debian 12's libicuuc/libicudata 72 and libpcre2-8, which the binaries need and the device
-# image may lack; the gguf wheel) and .gl (the Vulkan loader .debs, as the device notes describe).
+# fixtures; libs.tar.xz: Debian 12's libicuuc/libicudata 72, libpcre2-8 and libcpp-httplib 0.11 with what it links
+# (libssl/libcrypto 3, libz, libbrotli*), which the binaries need and the device image may lack; the gguf wheel) and
+# .gl (the Vulkan loader .debs, as the device notes describe).
 # Everything lands in $OUT: summary.txt / summary.json (benchmarks), tests.txt (per-test counts), logs.tar.gz.
 set -u
 start=$(date +%s)
