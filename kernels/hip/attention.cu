@@ -198,10 +198,11 @@ __global__ __launch_bounds__(kAttentionThreads) void attention_split_kernel(
 }
 
 // grid (n_head, tokens): merges the slices into out[t, h * hd ...]. The first warp takes the slices' maximum and each
-// slice's factor expf(max_s - max) once into shared memory (split_count makes at most 32 slices); every thread then
-// sums the slices in order with those factors.
+// slice's factor expf(max_s - max) once into shared memory (split_count makes at most kMaxSlices slices); every thread
+// then sums the slices in order with those factors.
+static_assert(kMaxSlices <= 32, "the merge's first warp takes one slice per lane");
 __global__ void attention_merge_kernel(const float* partial, int splits, AttentionArgs a, float* out, int64_t os) {
-    __shared__ float slice_max[32], factor[32];
+    __shared__ float slice_max[kMaxSlices], factor[kMaxSlices];
     const int h = blockIdx.x;
     const int64_t t = blockIdx.y;
     const int hd = a.head_dim;

@@ -165,25 +165,11 @@ __device__ __forceinline__ void store_row_sums(const float (&acc)[NT], int lane,
     }
 }
 
-// The types whose weights are plain floats, one per column.
-template <int T>
-inline constexpr bool kFloatWeights = T == kF32 || T == kF16 || T == kBF16;
-
-template <int T>
-__device__ __forceinline__ float float_weight(const uint8_t* row, int64_t c) {
-    if constexpr (T == kF32) {
-        return reinterpret_cast<const float*>(row)[c];
-    } else {
-        const uint16_t v = reinterpret_cast<const uint16_t*>(row)[c];
-        return T == kF16 ? half_to_float(v) : gpu::bf16_to_float(v);
-    }
-}
-
 // A row against NT tokens, each lane's partial sums added column by column.
 //   Float types: lane l takes columns l, l + LPR, l + 2 LPR, ..., so that a group's loads are consecutive words;
 //     kFloatColumnLoads columns are loaded before any is used.
-//   Block types (rows of whole blocks): the row's chunks of 32 in lane order, two chunks decoded before either is used (their loads
-//     overlap); the sums are added chunk by chunk, so the order is the one-chunk order.
+//   Block types (rows of whole blocks): the row's chunks of 32 in lane order, two chunks decoded before either is
+//     used (their loads overlap); the sums are added chunk by chunk, so the order is the one-chunk order.
 constexpr int kFloatColumnLoads = 8;
 
 template <int T, int NT, int LPR>

@@ -67,16 +67,25 @@ __device__ __forceinline__ int split_nibble(const uint8_t* qs, int i) {
     return i < 16 ? (qs[i] & 0x0f) : (qs[i - 16] >> 4);
 }
 
+// The types whose weights are plain floats, one per column, and column c of such a row as a float.
+template <int T>
+inline constexpr bool kFloatWeights = T == kF32 || T == kF16 || T == kBF16;
+
+template <int T>
+__device__ __forceinline__ float float_weight(const uint8_t* row, int64_t c) {
+    if constexpr (T == kF32) {
+        return reinterpret_cast<const float*>(row)[c];
+    } else {
+        const uint16_t v = reinterpret_cast<const uint16_t*>(row)[c];
+        return T == kF16 ? half_to_float(v) : gpu::bf16_to_float(v);
+    }
+}
+
 template <int T>
 __device__ __forceinline__ void decode32(const uint8_t* row, int64_t c, float (&w)[32]) {
-    if constexpr (T == kF32) {
-        const float* p = reinterpret_cast<const float*>(row) + 32 * c;
+    if constexpr (kFloatWeights<T>) {
 #pragma unroll
-        for (int i = 0; i < 32; ++i) w[i] = p[i];
-    } else if constexpr (T == kF16 || T == kBF16) {
-        const uint16_t* p = reinterpret_cast<const uint16_t*>(row) + 32 * c;
-#pragma unroll
-        for (int i = 0; i < 32; ++i) w[i] = T == kF16 ? half_to_float(p[i]) : gpu::bf16_to_float(p[i]);
+        for (int i = 0; i < 32; ++i) w[i] = float_weight<T>(row, 32 * c + i);
     } else if constexpr (T == kQ4_0) {
         const uint8_t* b = row + 18 * c;
         const float d = half_to_float(load_u16(b));
