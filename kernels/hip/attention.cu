@@ -8,6 +8,7 @@
 // attention sink joins the softmax in the final normalization (the merge kernel's, or the tiled kernel's).
 #include <climits>
 
+#include "kernel_launch.cuh"
 #include "quant_blocks.cuh"
 
 namespace ember::gpu_kernels {
@@ -17,6 +18,7 @@ namespace {
 // Angles in double: at position 4095 a float angle would already be off by ~2e-4 radians.
 __global__ void rope_kernel(float* x, int64_t xs, int64_t rows, int64_t n_heads, const int32_t* positions, RopeArgs a,
                             const float* factors) {
+    gpu::join_prior_grid();
     const int64_t r = blockIdx.x;
     const int half = a.n_rot / 2;
     for (int i = threadIdx.x; i < half; i += blockDim.x) {
@@ -52,6 +54,7 @@ __global__ void rope_kernel(float* x, int64_t xs, int64_t rows, int64_t n_heads,
 // rounds exactly as quant::quantize_row.
 __global__ void store_rows_kernel(const float* src, int64_t ss, int64_t rows, int64_t cols, uint32_t type,
                                   uint8_t* cache, size_t cache_stride, const int32_t* positions) {
+    gpu::join_prior_grid();
     const int64_t chunks = (cols + 31) / 32;
     const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= rows * chunks) return;
@@ -110,6 +113,7 @@ template <uint32_t KT, int PER_LANE>
 __global__ __launch_bounds__(kAttentionThreads) void attention_split_kernel(
     const float* q, int64_t qs, const uint8_t* kc, size_t k_stride, const uint8_t* vc, size_t v_stride,
     const int32_t* n_kv_ptr, const int32_t* positions, AttentionArgs a, float* partial) {
+    gpu::join_prior_grid();
     const int h = blockIdx.x;
     const int64_t t = blockIdx.y;
     const int split = blockIdx.z, splits = gridDim.z;
@@ -202,6 +206,7 @@ __global__ __launch_bounds__(kAttentionThreads) void attention_split_kernel(
 // then sums the slices in order with those factors.
 static_assert(kMaxSlices <= 32, "the merge's first warp takes one slice per lane");
 __global__ void attention_merge_kernel(const float* partial, int splits, AttentionArgs a, float* out, int64_t os) {
+    gpu::join_prior_grid();
     __shared__ float slice_max[kMaxSlices], factor[kMaxSlices];
     const int h = blockIdx.x;
     const int64_t t = blockIdx.y;
@@ -242,6 +247,7 @@ template <uint32_t KT, int HD>
 __global__ __launch_bounds__(kTileQueries) void attention_tiled_kernel(
     const float* q, int64_t qs, int64_t tokens, const uint8_t* kc, size_t k_stride, const uint8_t* vc,
     size_t v_stride, const int32_t* n_kv_ptr, const int32_t* positions, AttentionArgs a, float* out, int64_t os) {
+    gpu::join_prior_grid();
     __shared__ __align__(16) float ks[kTileKeys][HD];
     __shared__ __align__(16) float vs[kTileKeys][HD];
     __shared__ int block_begin, block_end;
@@ -333,15 +339,15 @@ int split_count(const Launch& l, int64_t tokens, int n_head) {
 }  // namespace
 
 void rope(const Launch& l, const Rows& x, const int32_t* positions, const RopeArgs& a, const float* freq_factors) {
-    rope_kernel<<<static_cast<unsigned>(x.rows), 64, 0, l.stream>>>(x.data, x.stride, x.rows, x.cols / a.head_dim,
-                                                                    positions, a, freq_factors);
+    launch_kernel(l, rope_kernel, static_cast<unsigned>(x.rows), 64, 0, x.data, x.stride, x.rows, x.cols / a.head_dim,
+                  positions, a, freq_factors);
 }
 
 void store_rows(const Launch& l, const Rows& src, const TypedRows& cache, const int32_t* positions) {
     const int64_t n = src.rows * ((src.cols + 31) / 32);
     if (n == 0) return;
-    store_rows_kernel<<<static_cast<unsigned>((n + 63) / 64), 64, 0, l.stream>>>(
-        src.data, src.stride, src.rows, src.cols, cache.type, cache.data, cache.row_stride, positions);
+    launch_kernel(l, store_rows_kernel, static_cast<unsigned>((n + 63) / 64), 64, 0, src.data, src.stride, src.rows,
+                  src.cols, cache.type, cache.data, cache.row_stride, positions);
 }
 
 size_t attention_scratch_floats(const Launch& l, int64_t tokens, const AttentionArgs& a) {
@@ -354,9 +360,8 @@ void attention_tiled(const Launch& l, const Rows& q, const TypedRows& k_cache, c
                      const int32_t* n_kv, const int32_t* positions, const AttentionArgs& a, const Rows& out) {
     const dim3 grid(static_cast<unsigned>((q.rows + kTileQueries - 1) / kTileQueries), static_cast<unsigned>(a.n_head));
     const auto launch = [&]<uint32_t KT, int HD>() {
-        attention_tiled_kernel<KT, HD><<<grid, kTileQueries, 0, l.stream>>>(
-            q.data, q.stride, q.rows, k_cache.data, k_cache.row_stride, v_cache.data, v_cache.row_stride, n_kv,
-            positions, a, out.data, out.stride);
+        launch_kernel(l, attention_tiled_kernel<KT, HD>, grid, kTileQueries, 0, q.data, q.stride, q.rows, k_cache.data,
+                      k_cache.row_stride, v_cache.data, v_cache.row_stride, n_kv, positions, a, out.data, out.stride);
     };
     const auto with_size = [&]<uint32_t KT>() {
         if (a.head_dim == 64)
@@ -377,9 +382,8 @@ void attention_run(const Launch& l, const Rows& q, const TypedRows& k_cache, con
                    float* scratch, int splits) {
     const dim3 grid(static_cast<unsigned>(a.n_head), static_cast<unsigned>(q.rows), static_cast<unsigned>(splits));
     const auto launch = [&]<uint32_t KT, int PER_LANE>() {
-        attention_split_kernel<KT, PER_LANE><<<grid, kAttentionThreads, 0, l.stream>>>(
-            q.data, q.stride, k_cache.data, k_cache.row_stride, v_cache.data, v_cache.row_stride, n_kv, positions, a,
-            scratch);
+        launch_kernel(l, attention_split_kernel<KT, PER_LANE>, grid, kAttentionThreads, 0, q.data, q.stride,
+                      k_cache.data, k_cache.row_stride, v_cache.data, v_cache.row_stride, n_kv, positions, a, scratch);
     };
     const auto with_type = [&]<int PER_LANE>() {
         if (k_cache.type == kF32)
@@ -399,8 +403,8 @@ void attention_run(const Launch& l, const Rows& q, const TypedRows& k_cache, con
         with_type.template operator()<8>();
     else
         with_type.template operator()<kMaxPerLane>();
-    attention_merge_kernel<<<dim3(static_cast<unsigned>(a.n_head), static_cast<unsigned>(q.rows)), 64, 0,
-                             l.stream>>>(scratch, splits, a, out.data, out.stride);
+    launch_kernel(l, attention_merge_kernel, dim3(static_cast<unsigned>(a.n_head), static_cast<unsigned>(q.rows)), 64,
+                  0, scratch, splits, a, out.data, out.stride);
 }
 
 }  // namespace

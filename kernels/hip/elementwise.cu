@@ -3,6 +3,7 @@
 // gated activations, RMS / L2 / gated RMS / Layer norms, softmax, and the mixture-of-experts biases and combine.
 #include "activation_blocks.cuh"
 #include "activations.cuh"
+#include "kernel_launch.cuh"
 
 namespace ember::gpu_kernels {
 
@@ -36,6 +37,7 @@ enum class Binary { add, mul };
 // b_mode: 0 same shape, 1 one row, 2 one column.
 __global__ void binary_kernel(Binary op, const float* a, int64_t as, const float* b, int64_t bs, int b_mode, float* out,
                               int64_t os, int64_t cols, int64_t rows) {
+    gpu::join_prior_grid();
     const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (c >= cols) return;
     for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
@@ -47,6 +49,7 @@ __global__ void binary_kernel(Binary op, const float* a, int64_t as, const float
 
 __global__ void unary_kernel(Unary op, float s, const float* x, int64_t xs, float* out, int64_t os, int64_t cols,
                              int64_t rows, bool scale_only) {
+    gpu::join_prior_grid();
     const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (c >= cols) return;
     for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
@@ -57,6 +60,7 @@ __global__ void unary_kernel(Unary op, float s, const float* x, int64_t xs, floa
 
 __global__ void gated_kernel(Gated act, const float* g, int64_t gs, const float* u, int64_t us, float* out, int64_t os,
                              int64_t cols, int64_t rows) {
+    gpu::join_prior_grid();
     const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (c >= cols) return;
     for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) out[r * os + c] = gated(act, g[r * gs + c], u[r * us + c]);
@@ -84,6 +88,7 @@ __device__ float block_max(float v) { return block_reduce<true>(v); }
 // One block per row. z: gate rows for the gated form (nullptr otherwise). weight: n elements (n = cols).
 __global__ void rms_norm_kernel(const float* x, int64_t xs, const float* w, const float* z, int64_t zs, float eps,
                                 float* out, int64_t os, int64_t cols, ActBlock* q8_1) {
+    gpu::join_prior_grid();
     const int64_t r = blockIdx.x;
     const float* in = x + r * xs;
     float sum = 0.0f;
@@ -102,6 +107,7 @@ __global__ void rms_norm_kernel(const float* x, int64_t xs, const float* w, cons
 // and an rms_norm launch).
 __global__ void add_rms_norm_kernel(float* x, int64_t xs, const float* y, int64_t ys, const float* w, float eps,
                                     float* out, int64_t os, int64_t cols, ActBlock* q8_1) {
+    gpu::join_prior_grid();
     const int64_t r = blockIdx.x;
     float* in = x + r * xs;
     const float* add = y + r * ys;
@@ -123,6 +129,7 @@ __global__ void add_rms_norm_kernel(float* x, int64_t xs, const float* y, int64_
 // One block per row; each run of head_dim elements normalized separately (one warp per head at a time).
 __global__ void l2_norm_kernel(const float* x, int64_t xs, int head_dim, float eps, float* out, int64_t os,
                                int64_t cols) {
+    gpu::join_prior_grid();
     const int64_t r = blockIdx.x;
     const int warp = threadIdx.x / gpu::kWarpSize, lane = threadIdx.x % gpu::kWarpSize;
     const int warps = blockDim.x / gpu::kWarpSize;
@@ -131,6 +138,7 @@ __global__ void l2_norm_kernel(const float* x, int64_t xs, int head_dim, float e
 }
 
 __global__ void softmax_kernel(float* x, int64_t xs, int64_t cols) {
+    gpu::join_prior_grid();
     float* p = x + static_cast<int64_t>(blockIdx.x) * xs;
     float m = -INFINITY;
     for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) m = fmaxf(m, p[c]);
@@ -151,6 +159,7 @@ __global__ void softmax_kernel(float* x, int64_t xs, int64_t cols) {
 __global__ void moe_combine_kernel(const float* y, int64_t ys, const float* wts, int64_t wss, int k,
                                    const float* shared, int64_t ss, const float* gate, int64_t gs, float* out,
                                    int64_t os, int64_t cols, int64_t rows) {
+    gpu::join_prior_grid();
     const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (c >= cols) return;
     for (int64_t t = blockIdx.y; t < rows; t += gridDim.y) {
@@ -163,6 +172,7 @@ __global__ void moe_combine_kernel(const float* y, int64_t ys, const float* wts,
 // beta = sigmoid(beta); alpha = softplus(alpha + dt_bias) * a, in place ([T, H] rows, dt_bias and a one row).
 __global__ void deltanet_gates_kernel(float* beta, int64_t bs, float* alpha, int64_t as, const float* dt_bias,
                                       const float* a, int64_t cols, int64_t rows) {
+    gpu::join_prior_grid();
     const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (c >= cols) return;
     for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
@@ -174,6 +184,7 @@ __global__ void deltanet_gates_kernel(float* beta, int64_t bs, float* alpha, int
 // out[s, c] += bias[ids[s / k, s % k], c]; ids outside [0, n_experts) add nothing.
 __global__ void expert_bias_kernel(const float* bias, int64_t bs, int64_t n_experts, const int32_t* ids,
                                    int64_t ids_stride, int k, float* out, int64_t os, int64_t cols, int64_t slots) {
+    gpu::join_prior_grid();
     const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (c >= cols) return;
     for (int64_t s = blockIdx.y; s < slots; s += gridDim.y) {
@@ -185,6 +196,7 @@ __global__ void expert_bias_kernel(const float* bias, int64_t bs, int64_t n_expe
 // One block per row: (x - mean) / sqrt(biased variance + eps) * weight + bias, two passes over the row.
 __global__ void layer_norm_kernel(const float* x, int64_t xs, const float* w, const float* b, float eps, float* out,
                                   int64_t os, int64_t cols) {
+    gpu::join_prior_grid();
     const int64_t r = blockIdx.x;
     const float* in = x + r * xs;
     float sum = 0.0f;
@@ -207,67 +219,66 @@ unsigned norm_threads(int64_t cols) {
 
 void add(const Launch& l, const Rows& a, const Rows& b, const Rows& out) {
     const int mode = b.rows == a.rows ? 0 : 1;
-    binary_kernel<<<elementwise_grid(a), kThreads, 0, l.stream>>>(Binary::add, a.data, a.stride, b.data, b.stride, mode,
-                                                                  out.data, out.stride, a.cols, a.rows);
+    launch_kernel(l, binary_kernel, elementwise_grid(a), kThreads, 0, Binary::add, a.data, a.stride, b.data, b.stride,
+                  mode, out.data, out.stride, a.cols, a.rows);
 }
 
 void mul(const Launch& l, const Rows& a, const Rows& b, const Rows& out) {
     const int mode = b.cols == a.cols ? (b.rows == a.rows ? 0 : 1) : 2;
-    binary_kernel<<<elementwise_grid(a), kThreads, 0, l.stream>>>(Binary::mul, a.data, a.stride, b.data, b.stride, mode,
-                                                                  out.data, out.stride, a.cols, a.rows);
+    launch_kernel(l, binary_kernel, elementwise_grid(a), kThreads, 0, Binary::mul, a.data, a.stride, b.data, b.stride,
+                  mode, out.data, out.stride, a.cols, a.rows);
 }
 
 void scale(const Launch& l, const Rows& x, float s, const Rows& out) {
-    unary_kernel<<<elementwise_grid(x), kThreads, 0, l.stream>>>(Unary::exp, s, x.data, x.stride, out.data, out.stride,
-                                                                 x.cols, x.rows, true);
+    launch_kernel(l, unary_kernel, elementwise_grid(x), kThreads, 0, Unary::exp, s, x.data, x.stride, out.data,
+                  out.stride, x.cols, x.rows, true);
 }
 
 void unary(const Launch& l, Unary op, const Rows& x, const Rows& out) {
-    unary_kernel<<<elementwise_grid(x), kThreads, 0, l.stream>>>(op, 0.0f, x.data, x.stride, out.data, out.stride,
-                                                                 x.cols, x.rows, false);
+    launch_kernel(l, unary_kernel, elementwise_grid(x), kThreads, 0, op, 0.0f, x.data, x.stride, out.data, out.stride,
+                  x.cols, x.rows, false);
 }
 
 void gated_activation(const Launch& l, Gated act, const Rows& gate, const Rows& up, const Rows& out) {
-    gated_kernel<<<elementwise_grid(gate), kThreads, 0, l.stream>>>(act, gate.data, gate.stride, up.data, up.stride,
-                                                                    out.data, out.stride, gate.cols, gate.rows);
+    launch_kernel(l, gated_kernel, elementwise_grid(gate), kThreads, 0, act, gate.data, gate.stride, up.data, up.stride,
+                  out.data, out.stride, gate.cols, gate.rows);
 }
 
 void rms_norm(const Launch& l, const Rows& x, const float* weight, float eps, const Rows& out, void* q8_1) {
-    rms_norm_kernel<<<static_cast<unsigned>(x.rows), norm_threads(x.cols), 0, l.stream>>>(
-        x.data, x.stride, weight, nullptr, 0, eps, out.data, out.stride, x.cols, static_cast<ActBlock*>(q8_1));
+    launch_kernel(l, rms_norm_kernel, static_cast<unsigned>(x.rows), norm_threads(x.cols), 0, x.data, x.stride, weight,
+                  nullptr, 0, eps, out.data, out.stride, x.cols, static_cast<ActBlock*>(q8_1));
 }
 
 void add_rms_norm(const Launch& l, const Rows& x, const Rows& y, const float* weight, float eps, const Rows& out,
                   void* q8_1) {
-    add_rms_norm_kernel<<<static_cast<unsigned>(x.rows), norm_threads(x.cols), 0, l.stream>>>(
-        x.data, x.stride, y.data, y.stride, weight, eps, out.data, out.stride, x.cols, static_cast<ActBlock*>(q8_1));
+    launch_kernel(l, add_rms_norm_kernel, static_cast<unsigned>(x.rows), norm_threads(x.cols), 0, x.data, x.stride,
+                  y.data, y.stride, weight, eps, out.data, out.stride, x.cols, static_cast<ActBlock*>(q8_1));
 }
 
 void layer_norm(const Launch& l, const Rows& x, const float* weight, const float* bias, float eps, const Rows& out) {
-    layer_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(x.data, x.stride, weight, bias, eps,
-                                                                                out.data, out.stride, x.cols);
+    launch_kernel(l, layer_norm_kernel, static_cast<unsigned>(x.rows), kThreads, 0, x.data, x.stride, weight, bias, eps,
+                  out.data, out.stride, x.cols);
 }
 
 void rms_norm_gated(const Launch& l, const Rows& x, const float* weight, const Rows& z, float eps, const Rows& out,
                     void* q8_1) {
-    rms_norm_kernel<<<static_cast<unsigned>(x.rows), norm_threads(x.cols), 0, l.stream>>>(
-        x.data, x.stride, weight, z.data, z.stride, eps, out.data, out.stride, x.cols, static_cast<ActBlock*>(q8_1));
+    launch_kernel(l, rms_norm_kernel, static_cast<unsigned>(x.rows), norm_threads(x.cols), 0, x.data, x.stride, weight,
+                  z.data, z.stride, eps, out.data, out.stride, x.cols, static_cast<ActBlock*>(q8_1));
 }
 
 void l2_norm(const Launch& l, const Rows& x, int head_dim, float eps, const Rows& out) {
-    l2_norm_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(x.data, x.stride, head_dim, eps, out.data,
-                                                                             out.stride, x.cols);
+    launch_kernel(l, l2_norm_kernel, static_cast<unsigned>(x.rows), kThreads, 0, x.data, x.stride, head_dim, eps,
+                  out.data, out.stride, x.cols);
 }
 
 void softmax(const Launch& l, const Rows& x) {
-    softmax_kernel<<<static_cast<unsigned>(x.rows), kThreads, 0, l.stream>>>(x.data, x.stride, x.cols);
+    launch_kernel(l, softmax_kernel, static_cast<unsigned>(x.rows), kThreads, 0, x.data, x.stride, x.cols);
 }
 
 void add_expert_bias(const Launch& l, const Rows& bias, const int32_t* ids, int64_t ids_stride, int k,
                      const Rows& out) {
-    expert_bias_kernel<<<elementwise_grid(out), kThreads, 0, l.stream>>>(bias.data, bias.stride, bias.rows, ids,
-                                                                         ids_stride, k, out.data, out.stride, out.cols,
-                                                                         out.rows);
+    launch_kernel(l, expert_bias_kernel, elementwise_grid(out), kThreads, 0, bias.data, bias.stride, bias.rows, ids,
+                  ids_stride, k, out.data, out.stride, out.cols, out.rows);
 }
 
 void moe_combine(const Launch& l, const Rows& y, const Rows& weights, const Rows& out) {
@@ -277,15 +288,14 @@ void moe_combine(const Launch& l, const Rows& y, const Rows& weights, const Rows
 void moe_combine_shared(const Launch& l, const Rows& y, const Rows& weights, const Rows& shared, const Rows& gate,
                         const Rows& out) {
     const int k = static_cast<int>(weights.cols);
-    moe_combine_kernel<<<elementwise_grid(out), kThreads, 0, l.stream>>>(
-        y.data, y.stride, weights.data, weights.stride, k, shared.data, shared.stride, gate.data, gate.stride, out.data,
-        out.stride, out.cols, out.rows);
+    launch_kernel(l, moe_combine_kernel, elementwise_grid(out), kThreads, 0, y.data, y.stride, weights.data,
+                  weights.stride, k, shared.data, shared.stride, gate.data, gate.stride, out.data, out.stride, out.cols,
+                  out.rows);
 }
 
 void deltanet_gates(const Launch& l, const Rows& beta, const Rows& alpha, const float* dt_bias, const float* a) {
-    deltanet_gates_kernel<<<elementwise_grid(alpha), kThreads, 0, l.stream>>>(beta.data, beta.stride, alpha.data,
-                                                                               alpha.stride, dt_bias, a, alpha.cols,
-                                                                               alpha.rows);
+    launch_kernel(l, deltanet_gates_kernel, elementwise_grid(alpha), kThreads, 0, beta.data, beta.stride, alpha.data,
+                  alpha.stride, dt_bias, a, alpha.cols, alpha.rows);
 }
 
 }  // namespace ember::gpu_kernels

@@ -29,6 +29,30 @@ inline constexpr int kWarpSize = __AMDGCN_WAVEFRONT_SIZE;
 inline constexpr int kWarpSize = 32;
 #endif
 
+// Programmatic dependent launch (launch_kernel): a grid may start while the grid before it on the stream still
+// runs. Every kernel calls this first, before it reads or writes anything and before any early return, so that it
+// sees the previous grid's writes and never ends before that grid does; then the grid after it may launch.
+__device__ __forceinline__ void join_prior_grid() {
+#if defined(EMBER_GPU_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// Asks the bytes of [p, p + n) into L2 without waiting for them (one bulk prefetch on sm_90 and later, nothing
+// elsewhere); only whole 16-byte units inside the range, so that nothing past it is touched.
+__device__ __forceinline__ void prefetch_l2(const void* p, size_t n) {
+#if defined(EMBER_GPU_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p), begin = (a + 15) & ~uintptr_t{15}, end = (a + n) & ~uintptr_t{15};
+    if (end > begin)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(begin), "r"(static_cast<uint32_t>(end - begin))
+                     : "memory");
+#else
+    static_cast<void>(p);
+    static_cast<void>(n);
+#endif
+}
+
 __device__ __forceinline__ float shuffle_xor(float v, int mask) {
 #if defined(EMBER_GPU_CUDA)
     return __shfl_xor_sync(0xffffffffu, v, mask, kWarpSize);

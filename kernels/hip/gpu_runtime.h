@@ -87,6 +87,9 @@ inline bool reads_pageable_memory(const DeviceProp& p) { return p.pageableMemory
 inline bool has_matrix_cores(const DeviceProp& p) {
     return p.major >= 8;
 }
+inline bool has_dependent_launches(const DeviceProp& p) {
+    return p.major >= 9;
+}
 // The PTX version a kernel's code was built from (75 for code JIT-compiled from compute_75 PTX), 0 on failure.
 inline int kernel_ptx_version(const void* kernel) {
     cudaFuncAttributes a{};
@@ -160,6 +163,9 @@ inline void arch_name(const DeviceProp& p, char* out, size_t n) {
 inline bool reads_pageable_memory(const DeviceProp& p) { return p.pageableMemoryAccess != 0; }
 // RDNA3 WMMA: not written (no Debian 12 toolchain compiles gfx11 device code; see the README).
 inline bool has_matrix_cores(const DeviceProp&) {
+    return false;
+}
+inline bool has_dependent_launches(const DeviceProp&) {
     return false;
 }
 #endif

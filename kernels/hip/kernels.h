@@ -28,6 +28,7 @@ struct Launch {
     gpu::Stream stream = nullptr;
     int multiprocessors = 1;
     bool matrix_cores = false;  // CUDA sm_80 and later: products of many tokens run on the tensor cores
+    bool dependent_launches = false;  // CUDA sm_90 and later: kernel_launch.cuh's programmatic dependent launches
 };
 
 // out = act(gate, up) (ember::Activation): silu(gate) * up, gelu_tanh(gate) * up, or gpt-oss's clamped SwiGLU.

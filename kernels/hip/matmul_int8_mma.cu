@@ -5,6 +5,7 @@
 // int8 in shared memory (no conversion to f16: a code is its own integer) beside the tokens' int8 blocks, and each
 // warp multiplies its sub-tile with m16n8k32 integer products (two m16n8k16 for ROCmFP4 dual, whose halves have their
 // own scales), exact in int32, then adds product x weight scale x activation scale in f32 block by block.
+#include "kernel_launch.cuh"
 #include "matmul_mma.cuh"
 #include "matvec_common.cuh"
 #include "mma_tiles.cuh"
@@ -69,6 +70,7 @@ struct Int8TileArgs {
 
 template <int T, int BN, bool GATED>
 __global__ __launch_bounds__(kThreads, 2) void int8_tile_kernel(Int8TileArgs a) {
+    gpu::join_prior_grid();
     constexpr int kMats = GATED ? 2 : 1;
     constexpr int kBytes = kIntegerBlockBytes<T>;
     using Warps = MmaWarpTile<BN>;
@@ -230,9 +232,8 @@ template <bool GATED>
 void launch_int8_tiles(const Launch& l, uint32_t type, int bn, dim3 grid, const Int8TileArgs& a) {
     dispatch_integer_type(type, [&]<int T>() {
         if constexpr (kInt8TileType<T>)
-            with_mma_tile_tokens<GATED>(bn, [&]<int BN>() {
-                int8_tile_kernel<T, BN, GATED><<<grid, kThreads, 0, l.stream>>>(a);
-            });
+            with_mma_tile_tokens<GATED>(
+                bn, [&]<int BN>() { launch_kernel(l, int8_tile_kernel<T, BN, GATED>, grid, kThreads, 0, a); });
     });
 }
 

@@ -6,6 +6,7 @@
 // products (m16n8k8) of the split operands, which keeps the sums close to f32 ones.
 #include <algorithm>
 
+#include "kernel_launch.cuh"
 #include "matmul_mma.cuh"
 #include "matvec_common.cuh"
 #include "mma_tiles.cuh"
@@ -195,6 +196,7 @@ struct MmaArgs {
 // banks. GATED (block types only) keeps a tile of each matrix and multiplies both by the same activations.
 template <int T, int BN, bool GATED>
 __global__ __launch_bounds__(kThreads, 2) void mma_kernel(MmaArgs a) {
+    gpu::join_prior_grid();
     constexpr bool kHalves = block_type(T);
     static_assert(kHalves || !GATED, "gated tiles take block-quantized weights");
     constexpr int kMats = GATED ? 2 : 1;
@@ -431,9 +433,8 @@ template <bool GATED>
 void launch_mma(const Launch& l, uint32_t type, int bn, dim3 grid, const MmaArgs& a) {
     dispatch_weight_type(type, [&]<int T>() {
         if constexpr (!GATED || block_type(T))  // mma_gated_available keeps float weights off the gated path
-            with_mma_tile_tokens<GATED>(bn, [&]<int BN>() {
-                mma_kernel<T, BN, GATED><<<grid, kThreads, 0, l.stream>>>(a);
-            });
+            with_mma_tile_tokens<GATED>(
+                bn, [&]<int BN>() { launch_kernel(l, mma_kernel<T, BN, GATED>, grid, kThreads, 0, a); });
     });
 }
 
@@ -534,6 +535,7 @@ namespace {
 // out[t, r] = the split products' parts added in split order, plus the bias.
 __global__ void split_sum_kernel(const float* partial, int splits, int64_t tokens, int64_t rows, float* out,
                                  int64_t out_stride, const float* bias) {
+    gpu::join_prior_grid();
     const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= tokens * rows) return;
     const int64_t t = i / rows, r = i % rows;
@@ -547,8 +549,8 @@ __global__ void split_sum_kernel(const float* partial, int splits, int64_t token
 void mma_split_sum(const Launch& l, const float* partial, int splits, int64_t tokens, int64_t rows, const Rows& out,
                    const float* bias) {
     const int64_t n = tokens * rows;
-    split_sum_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, l.stream>>>(partial, splits, tokens, rows,
-                                                                                     out.data, out.stride, bias);
+    launch_kernel(l, split_sum_kernel, static_cast<unsigned>((n + 255) / 256), 256, 0, partial, splits, tokens, rows,
+                  out.data, out.stride, bias);
 }
 
 }  // namespace ember::gpu_kernels

@@ -6,6 +6,7 @@
 // block per (tile, BM weight rows).
 // Block-quantized weights on a device with tensor cores take matmul_mma.cu's tiles instead.
 #include "expert_tiles.cuh"
+#include "kernel_launch.cuh"
 #include "matmul_mma.cuh"
 #include "matvec_common.cuh"
 
@@ -46,6 +47,7 @@ __global__ __launch_bounds__(kThreads) void tiled_kernel(const uint8_t* w, size_
                                                          int64_t cols, const float* x, int64_t x_stride,
                                                          bool x_per_slot, int k, ExpertGroups groups, int64_t tokens,
                                                          float* out, int64_t out_stride, const float* bias) {
+    gpu::join_prior_grid();
     constexpr int BM = 4096 / BN;
     constexpr int kTx = BN / 4;  // threads along tokens
     __shared__ __align__(16) float ws[32][BM];
@@ -153,6 +155,7 @@ __device__ void block_exclusive_scan2(int& a, int& b, int& total_a, int& total_b
 __global__ void group_slots_kernel(const int32_t* ids, int64_t slots, int64_t n_experts, int tile_slots,
                                    int32_t* offsets, int32_t* cursor, int32_t* list, int32_t* tiles,
                                    int32_t* tile_count, float* out, int64_t out_stride, int64_t out_cols) {
+    gpu::join_prior_grid();
     for (int64_t e = threadIdx.x; e <= n_experts; e += blockDim.x) {
         offsets[e] = 0;
         if (e < n_experts) cursor[e] = 0;
@@ -217,9 +220,8 @@ void matmul_tiled(const Launch& l, const Weights& w, const Rows& x, const Rows& 
     constexpr int BN = 64, BM = 4096 / BN;
     const dim3 grid(static_cast<unsigned>((w.rows + BM - 1) / BM), static_cast<unsigned>((x.rows + BN - 1) / BN));
     dispatch_weight_type(w.type, [&]<int T>() {
-        tiled_kernel<T, BN><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, w.rows, w.cols, x.data, x.stride,
-                                                            false, 1, ExpertGroups{}, x.rows, out.data, out.stride,
-                                                            bias);
+        launch_kernel(l, tiled_kernel<T, BN>, grid, kThreads, 0, w.data, w.row_stride, w.rows, w.cols, x.data, x.stride,
+                      false, 1, ExpertGroups{}, x.rows, out.data, out.stride, bias);
     });
 }
 
@@ -239,8 +241,8 @@ ExpertGroups group_expert_slots(const Launch& l, const int32_t* ids, int64_t slo
     int32_t* list = cursor + n_experts;
     int32_t* tile_count = list + slots;
     int32_t* tiles = tile_count + 1;
-    group_slots_kernel<<<1, 1024, 0, l.stream>>>(ids, slots, n_experts, tile_slots, offsets, cursor, list, tiles,
-                                                  tile_count, out.data, out.stride, out.cols);
+    launch_kernel(l, group_slots_kernel, 1, 1024, 0, ids, slots, n_experts, tile_slots, offsets, cursor, list, tiles,
+                  tile_count, out.data, out.stride, out.cols);
     return ExpertGroups{offsets, list, tiles, tile_count};
 }
 
@@ -260,9 +262,8 @@ void matmul_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts
     const dim3 grid(static_cast<unsigned>((rows + BM - 1) / BM),
                     static_cast<unsigned>(max_expert_tiles(slots, n_experts, BN)));
     dispatch_weight_type(w.type, [&]<int T>() {
-        tiled_kernel<T, BN><<<grid, kThreads, 0, l.stream>>>(w.data, w.row_stride, rows, w.cols, x.data, x.stride,
-                                                            x_per_slot, k, groups, slots, out.data, out.stride,
-                                                            nullptr);
+        launch_kernel(l, tiled_kernel<T, BN>, grid, kThreads, 0, w.data, w.row_stride, rows, w.cols, x.data, x.stride,
+                      x_per_slot, k, groups, slots, out.data, out.stride, nullptr);
     });
 }
 

@@ -11,6 +11,7 @@
 #include "activation_blocks.cuh"
 #include "activations.cuh"
 #include "expert_tiles.cuh"
+#include "kernel_launch.cuh"
 #include "matvec_common.cuh"
 
 namespace ember::gpu_kernels {
@@ -19,6 +20,7 @@ namespace {
 
 // One warp lane per activation: 32 lanes quantize a block together (rows of whole blocks).
 __global__ void quantize_q8_1_kernel(const float* x, int64_t rows, int64_t cols, int64_t stride, ActBlock* out) {
+    gpu::join_prior_grid();
     const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const int64_t nb = cols / 32, block = i / 32;
     if (block >= rows * nb) return;  // whole groups of 32 lanes leave together
@@ -29,6 +31,8 @@ __global__ void quantize_q8_1_kernel(const float* x, int64_t rows, int64_t cols,
 template <int T, int NT, int LPR>
 __global__ void matvec_integer_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int nb, const ActBlock* x,
                                       float* out, int64_t out_stride, const float* bias) {
+    prefetch_block_rows<LPR>(w, row_stride, rows);
+    gpu::join_prior_grid();
     const int lane = row_lane<LPR>();
     const int64_t row = lane_group_row<LPR>();
     float acc[NT] = {};
@@ -57,6 +61,9 @@ __device__ __forceinline__ void integer_row_pair(const uint8_t* gate_row, const 
 template <int T, int NT, int LPR>
 __global__ void matvec_gated_integer_kernel(Gated act, const uint8_t* wg, const uint8_t* wu, size_t row_stride,
                                             int64_t rows, int nb, const ActBlock* x, float* out, int64_t out_stride) {
+    prefetch_block_rows<LPR>(wg, row_stride, rows);
+    prefetch_block_rows<LPR>(wu, row_stride, rows);
+    gpu::join_prior_grid();
     const int lane = row_lane<LPR>();
     const int64_t row = lane_group_row<LPR>();
     float g[NT] = {}, u[NT] = {};
@@ -74,6 +81,7 @@ __global__ void matvec_experts_gated_integer_kernel(Gated act, const uint8_t* wg
                                                     size_t row_stride, int64_t rows, int64_t n_experts, int nb,
                                                     const ActBlock* x, bool x_per_slot, const int32_t* ids, int k,
                                                     float* out, int64_t out_stride) {
+    gpu::join_prior_grid();
     const int lane = row_lane<LPR>();
     const int64_t row = lane_group_row<LPR>();
     const int64_t slot = blockIdx.y;
@@ -93,6 +101,7 @@ template <int T, int LPR>
 __global__ void matvec_experts_integer_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t n_experts,
                                               int nb, const ActBlock* x, bool x_per_slot, const int32_t* ids, int k,
                                               float* out, int64_t out_stride) {
+    gpu::join_prior_grid();
     const int lane = row_lane<LPR>();
     const int64_t row = lane_group_row<LPR>();
     const int64_t slot = blockIdx.y;
@@ -113,6 +122,7 @@ template <int T, int LPR>
 __global__ void matvec_experts_grouped_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int nb,
                                               const ActBlock* x, bool x_per_slot, int k, ExpertGroups groups,
                                               float* out, int64_t out_stride) {
+    gpu::join_prior_grid();
     constexpr int BN = kMatvecExpertTileSlots;
     __shared__ int64_t x_row[BN], out_row[BN];
     int expert = 0;
@@ -145,6 +155,8 @@ __global__ void matvec_experts_grouped_kernel(const uint8_t* w, size_t row_strid
 template <int T, int NT, int LPR>
 __global__ void matvec_float_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t cols, const float* x,
                                     int64_t x_stride, float* out, int64_t out_stride, const float* bias) {
+    prefetch_block_rows<LPR>(w, row_stride, rows);
+    gpu::join_prior_grid();
     const int lane = row_lane<LPR>();
     const int64_t row = lane_group_row<LPR>();
     float acc[NT] = {};
@@ -156,6 +168,7 @@ template <int T, int LPR>
 __global__ void matvec_experts_float_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t n_experts,
                                             int64_t cols, const float* x, int64_t x_stride, bool x_per_slot,
                                             const int32_t* ids, int k, float* out, int64_t out_stride) {
+    gpu::join_prior_grid();
     const int lane = row_lane<LPR>();
     const int64_t row = lane_group_row<LPR>();
     const int64_t slot = blockIdx.y;
@@ -176,6 +189,7 @@ __global__ void matvec_experts_gated_grouped_kernel(Gated act, const uint8_t* wg
                                                     size_t row_stride, int64_t rows, int nb, const ActBlock* x,
                                                     bool x_per_slot, int k, ExpertGroups groups, float* out,
                                                     int64_t out_stride) {
+    gpu::join_prior_grid();
     constexpr int BN = kMatvecExpertTileSlots;
     __shared__ int64_t x_row[BN], out_row[BN];
     int expert = 0;
@@ -217,8 +231,8 @@ size_t q8_1_bytes(int64_t rows, int64_t cols) { return static_cast<size_t>(rows 
 void quantize_q8_1(const Launch& l, const Rows& x, void* out) {
     const int64_t n = x.rows * x.cols;  // a thread per value (cols a multiple of 32)
     if (n == 0) return;
-    quantize_q8_1_kernel<<<static_cast<unsigned>((n + 127) / 128), 128, 0, l.stream>>>(
-        x.data, x.rows, x.cols, x.stride, static_cast<ActBlock*>(out));
+    launch_kernel(l, quantize_q8_1_kernel, static_cast<unsigned>((n + 127) / 128), 128, 0, x.data, x.rows, x.cols,
+                  x.stride, static_cast<ActBlock*>(out));
 }
 
 void matvec_integer(const Launch& l, const Weights& w, const void* xq, int64_t tokens, const Rows& out,
@@ -231,8 +245,8 @@ void matvec_integer(const Launch& l, const Weights& w, const void* xq, int64_t t
             with_lanes(nb, [&]<int LPR>() {
                 with_tokens<kIntegerRunTokens>(run, [&]<int NT>() {
                     const unsigned grid = static_cast<unsigned>((w.rows + kMatvecThreads / LPR - 1) / (kMatvecThreads / LPR));
-                    matvec_integer_kernel<T, NT, LPR><<<grid, kMatvecThreads, 0, l.stream>>>(
-                        w.data, w.row_stride, w.rows, nb, x + t0 * nb, out.data + t0 * out.stride, out.stride, bias);
+                    launch_kernel(l, matvec_integer_kernel<T, NT, LPR>, grid, kMatvecThreads, 0, w.data, w.row_stride,
+                                  w.rows, nb, x + t0 * nb, out.data + t0 * out.stride, out.stride, bias);
                 });
             });
         });
@@ -250,9 +264,9 @@ void matvec_gated_integer(const Launch& l, Gated act, const Weights& w_gate, con
             with_lanes(nb, [&]<int LPR>() {
                 with_tokens<kGatedRunTokens>(run, [&]<int NT>() {
                     const unsigned grid = static_cast<unsigned>((w_gate.rows + kMatvecThreads / LPR - 1) / (kMatvecThreads / LPR));
-                    matvec_gated_integer_kernel<T, NT, LPR><<<grid, kMatvecThreads, 0, l.stream>>>(
-                        act, w_gate.data, w_up.data, w_gate.row_stride, w_gate.rows, nb, x + t0 * nb,
-                        out.data + t0 * out.stride, out.stride);
+                    launch_kernel(l, matvec_gated_integer_kernel<T, NT, LPR>, grid, kMatvecThreads, 0, act, w_gate.data,
+                                  w_up.data, w_gate.row_stride, w_gate.rows, nb, x + t0 * nb,
+                                  out.data + t0 * out.stride, out.stride);
                 });
             });
         });
@@ -269,9 +283,9 @@ void matvec_experts_gated_integer(const Launch& l, Gated act, const Weights& w_g
         with_lanes(nb, [&]<int LPR>() {
             const dim3 grid(static_cast<unsigned>((rows + kMatvecThreads / LPR - 1) / (kMatvecThreads / LPR)),
                             static_cast<unsigned>(tokens * k));
-            matvec_experts_gated_integer_kernel<T, LPR><<<grid, kMatvecThreads, 0, l.stream>>>(
-                act, w_gate.data, w_up.data, w_gate.row_stride, rows, n_experts, nb, static_cast<const ActBlock*>(xq),
-                x_per_slot, ids, k, out.data, out.stride);
+            launch_kernel(l, matvec_experts_gated_integer_kernel<T, LPR>, grid, kMatvecThreads, 0, act, w_gate.data,
+                          w_up.data, w_gate.row_stride, rows, n_experts, nb, static_cast<const ActBlock*>(xq),
+                          x_per_slot, ids, k, out.data, out.stride);
         });
     });
 }
@@ -285,9 +299,9 @@ void matvec_float(const Launch& l, const Weights& w, const Rows& x, const Rows& 
             with_lanes(chunks, [&]<int LPR>() {
                 with_tokens<kRun>(run, [&]<int NT>() {
                     const unsigned grid = static_cast<unsigned>((w.rows + kMatvecThreads / LPR - 1) / (kMatvecThreads / LPR));
-                    matvec_float_kernel<T, NT, LPR><<<grid, kMatvecThreads, 0, l.stream>>>(
-                        w.data, w.row_stride, w.rows, w.cols, x.data + t0 * x.stride, x.stride,
-                        out.data + t0 * out.stride, out.stride, bias);
+                    launch_kernel(l, matvec_float_kernel<T, NT, LPR>, grid, kMatvecThreads, 0, w.data, w.row_stride,
+                                  w.rows, w.cols, x.data + t0 * x.stride, x.stride, out.data + t0 * out.stride,
+                                  out.stride, bias);
                 });
             });
             t0 += run;
@@ -303,9 +317,8 @@ void matvec_experts_integer(const Launch& l, const Weights& w, int64_t n_experts
         with_lanes(nb, [&]<int LPR>() {
             const dim3 grid(static_cast<unsigned>((rows + kMatvecThreads / LPR - 1) / (kMatvecThreads / LPR)),
                             static_cast<unsigned>(tokens * k));
-            matvec_experts_integer_kernel<T, LPR><<<grid, kMatvecThreads, 0, l.stream>>>(
-                w.data, w.row_stride, rows, n_experts, nb, static_cast<const ActBlock*>(xq), x_per_slot, ids, k,
-                out.data, out.stride);
+            launch_kernel(l, matvec_experts_integer_kernel<T, LPR>, grid, kMatvecThreads, 0, w.data, w.row_stride, rows,
+                          n_experts, nb, static_cast<const ActBlock*>(xq), x_per_slot, ids, k, out.data, out.stride);
         });
     });
 }
@@ -336,9 +349,9 @@ void matvec_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts
                             const int32_t* ids, int64_t tokens, int k, const Rows& out, void* scratch) {
     launch_grouped(l, w, n_experts, ids, tokens, k, out, scratch,
                    [&]<int T, int LPR>(dim3 grid, int nb, int64_t rows, const ExpertGroups& groups) {
-                       matvec_experts_grouped_kernel<T, LPR><<<grid, kMatvecThreads, 0, l.stream>>>(
-                           w.data, w.row_stride, rows, nb, static_cast<const ActBlock*>(xq), x_per_slot, k, groups,
-                           out.data, out.stride);
+                       launch_kernel(l, matvec_experts_grouped_kernel<T, LPR>, grid, kMatvecThreads, 0, w.data,
+                                     w.row_stride, rows, nb, static_cast<const ActBlock*>(xq), x_per_slot, k, groups,
+                                     out.data, out.stride);
                    });
 }
 
@@ -347,9 +360,9 @@ void matvec_experts_gated_grouped(const Launch& l, Gated act, const Weights& w_g
                                   int64_t tokens, int k, const Rows& out, void* scratch) {
     launch_grouped(l, w_gate, n_experts, ids, tokens, k, out, scratch,
                    [&]<int T, int LPR>(dim3 grid, int nb, int64_t rows, const ExpertGroups& groups) {
-                       matvec_experts_gated_grouped_kernel<T, LPR><<<grid, kMatvecThreads, 0, l.stream>>>(
-                           act, w_gate.data, w_up.data, w_gate.row_stride, rows, nb,
-                           static_cast<const ActBlock*>(xq), x_per_slot, k, groups, out.data, out.stride);
+                       launch_kernel(l, matvec_experts_gated_grouped_kernel<T, LPR>, grid, kMatvecThreads, 0, act,
+                                     w_gate.data, w_up.data, w_gate.row_stride, rows, nb,
+                                     static_cast<const ActBlock*>(xq), x_per_slot, k, groups, out.data, out.stride);
                    });
 }
 
@@ -360,9 +373,8 @@ void matvec_experts_float(const Launch& l, const Weights& w, int64_t n_experts, 
         with_lanes((w.cols + 31) / 32, [&]<int LPR>() {
             const dim3 grid(static_cast<unsigned>((rows + kMatvecThreads / LPR - 1) / (kMatvecThreads / LPR)),
                             static_cast<unsigned>(tokens * k));
-            matvec_experts_float_kernel<T, LPR><<<grid, kMatvecThreads, 0, l.stream>>>(
-                w.data, w.row_stride, rows, n_experts, w.cols, x.data, x.stride, x_per_slot, ids, k, out.data,
-                out.stride);
+            launch_kernel(l, matvec_experts_float_kernel<T, LPR>, grid, kMatvecThreads, 0, w.data, w.row_stride, rows,
+                          n_experts, w.cols, x.data, x.stride, x_per_slot, ids, k, out.data, out.stride);
         });
     });
 }

@@ -2,6 +2,7 @@
 // The fused products of a decode step: several matrices of one input in one launch (matvec_integer_many,
 // matvec_float_many) and the end of a mixture-of-experts block (moe_down_combine), each row summed as matvec.cu's
 // kernels sum it, so that a fused launch rounds exactly as the separate ones.
+#include "kernel_launch.cuh"
 #include "matvec_common.cuh"
 
 namespace ember::gpu_kernels {
@@ -29,10 +30,21 @@ __device__ __forceinline__ int64_t many_row(const ManyProducts& a, int& m) {
     return static_cast<int64_t>(blockIdx.x - a.first_block[m]) * (blockDim.x / LPR) + threadIdx.x / LPR;
 }
 
+// prefetch_block_rows for this block's rows of matrix m.
+template <int LPR>
+__device__ __forceinline__ void prefetch_many_rows(const ManyProducts& a, int m) {
+    const int64_t per_block = blockDim.x / LPR, first = static_cast<int64_t>(blockIdx.x - a.first_block[m]) * per_block;
+    const int64_t n = a.rows[m] - first < per_block ? a.rows[m] - first : per_block;
+    if (threadIdx.x == 0 && n > 0)
+        gpu::prefetch_l2(a.w[m] + first * a.row_stride[m], static_cast<size_t>(n) * a.row_stride[m]);
+}
+
 template <int NT, int LPR>
 __global__ void matvec_integer_many_kernel(ManyProducts a, int nb, const ActBlock* x) {
     int m = 0;
     const int64_t row = many_row<LPR>(a, m);
+    prefetch_many_rows<LPR>(a, m);
+    gpu::join_prior_grid();
     const int lane = row_lane<LPR>();
     float acc[NT] = {};
     if (row < a.rows[m]) {
@@ -53,6 +65,8 @@ template <int NT, int LPR>
 __global__ void matvec_float_many_kernel(ManyProducts a, int64_t cols, const float* x, int64_t x_stride) {
     int m = 0;
     const int64_t row = many_row<LPR>(a, m);
+    prefetch_many_rows<LPR>(a, m);
+    gpu::join_prior_grid();
     const int lane = row_lane<LPR>();
     float acc[NT] = {};
     if (row < a.rows[m]) float_row<kF32, NT, LPR>(a.w[m] + row * a.row_stride[m], cols, x, x_stride, lane, acc);
@@ -67,6 +81,7 @@ constexpr int kMoeDownThreads = 128;
 __global__ void moe_down_quantize_kernel(const float* act, int64_t act_stride, bool act_per_slot, int k,
                                          const float* shared_act, int64_t shared_stride, int inputs, int nb,
                                          int64_t blocks, ActBlock* xq) {
+    gpu::join_prior_grid();
     const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const int64_t block = i / 32;
     if (block >= blocks) return;  // whole warps: blockDim.x is a multiple of 32
@@ -86,6 +101,8 @@ __global__ void moe_down_combine_kernel(const uint8_t* w, size_t row_stride, int
                                         const ActBlock* xq, const int32_t* ids, int k, const float* weights,
                                         int64_t weights_stride, const uint8_t* shared_w, const float* gate,
                                         int64_t gate_stride, float* out, int64_t out_stride) {
+    if (shared_w && blockIdx.y == 0) prefetch_block_rows<LPR>(shared_w, row_stride, rows);
+    gpu::join_prior_grid();
     const int64_t t = blockIdx.y;
     const int inputs = k + (shared_w ? 1 : 0);
     xq += t * inputs * nb;
@@ -163,7 +180,8 @@ void matvec_integer_many(const Launch& l, const ProductRows* products, int count
             const int64_t run = token_run<kIntegerRunTokens>(tokens - t0);
             advance_outputs(a, products, t0);
             with_tokens<kIntegerRunTokens>(run, [&]<int NT>() {
-                matvec_integer_many_kernel<NT, LPR><<<a.first_block[count], kMatvecThreads, 0, l.stream>>>(a, nb, x + t0 * nb);
+                launch_kernel(l, matvec_integer_many_kernel<NT, LPR>, a.first_block[count], kMatvecThreads, 0, a, nb,
+                              x + t0 * nb);
             });
             t0 += run;
         }
@@ -178,8 +196,8 @@ void matvec_float_many(const Launch& l, const ProductRows* products, int count, 
             const int64_t run = token_run<kFloatRunTokens<kF32>>(x.rows - t0);
             advance_outputs(a, products, t0);
             with_tokens<kFloatRunTokens<kF32>>(run, [&]<int NT>() {
-                matvec_float_many_kernel<NT, LPR><<<a.first_block[count], kMatvecThreads, 0, l.stream>>>(
-                    a, x.cols, x.data + t0 * x.stride, x.stride);
+                launch_kernel(l, matvec_float_many_kernel<NT, LPR>, a.first_block[count], kMatvecThreads, 0, a, x.cols,
+                              x.data + t0 * x.stride, x.stride);
             });
             t0 += run;
         }
@@ -199,16 +217,16 @@ void moe_down_combine(const Launch& l, const Weights& down, int64_t n_experts, c
     auto* xq = static_cast<ActBlock*>(blocks);
     const int64_t n_blocks = out.rows * inputs * nb;
     constexpr int kQuantizeThreads = 256;
-    moe_down_quantize_kernel<<<static_cast<unsigned>((n_blocks * 32 + kQuantizeThreads - 1) / kQuantizeThreads),
-                               kQuantizeThreads, 0, l.stream>>>(act.data, act.stride, act_per_slot, k, shared_act.data,
-                                                                shared_act.stride, inputs, nb, n_blocks, xq);
+    launch_kernel(l, moe_down_quantize_kernel,
+                  static_cast<unsigned>((n_blocks * 32 + kQuantizeThreads - 1) / kQuantizeThreads), kQuantizeThreads, 0,
+                  act.data, act.stride, act_per_slot, k, shared_act.data, shared_act.stride, inputs, nb, n_blocks, xq);
     dispatch_integer_type(down.type, [&]<int T>() {
         with_lanes(nb, [&]<int LPR>() {
             constexpr int per_block = kMoeDownThreads / LPR;
             const dim3 grid(static_cast<unsigned>((rows + per_block - 1) / per_block), static_cast<unsigned>(out.rows));
-            moe_down_combine_kernel<T, LPR><<<grid, kMoeDownThreads, 0, l.stream>>>(
-                down.data, down.row_stride, rows, n_experts, nb, xq, ids, k, weights.data, weights.stride,
-                shared_down ? shared_down->data : nullptr, gate.data, gate.stride, out.data, out.stride);
+            launch_kernel(l, moe_down_combine_kernel<T, LPR>, grid, kMoeDownThreads, 0, down.data, down.row_stride,
+                          rows, n_experts, nb, xq, ids, k, weights.data, weights.stride,
+                          shared_down ? shared_down->data : nullptr, gate.data, gate.stride, out.data, out.stride);
         });
     });
 }

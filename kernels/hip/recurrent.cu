@@ -3,6 +3,7 @@
 // state, the gated delta rule, and top-k expert routing (../shared/specs/qwen35moe.md §5.4, §5.5).
 #include "activation_blocks.cuh"
 #include "activations.cuh"
+#include "kernel_launch.cuh"
 
 namespace ember::gpu_kernels {
 
@@ -24,6 +25,7 @@ __device__ __forceinline__ float conv_input(const float* x, int64_t xs, const fl
 // last K - 1 inputs in its window and writes the state itself.
 __global__ void conv1d_kernel(const float* x, int64_t xs, int64_t tokens, int64_t channels, const float* w, int64_t ws,
                               int kernel, float* state, int64_t ss, float* out, int64_t os, bool silu) {
+    gpu::join_prior_grid();
     const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const int64_t t0 = static_cast<int64_t>(blockIdx.y) * kConvTokens;
     if (c >= channels) return;
@@ -59,6 +61,7 @@ __global__ void conv1d_kernel(const float* x, int64_t xs, int64_t tokens, int64_
 // order, so a state row is read before it is overwritten).
 __global__ void conv_state_kernel(const float* x, int64_t xs, int64_t tokens, int64_t channels, int kernel,
                                   float* state, int64_t ss) {
+    gpu::join_prior_grid();
     const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (c >= channels) return;
     for (int k = 0; k < kernel - 1; ++k)
@@ -68,6 +71,7 @@ __global__ void conv_state_kernel(const float* x, int64_t xs, int64_t tokens, in
 // The general form (any d_k): one block per value head, thread j owns column j of the head's state S[d_k][d_v] and
 // works on it in memory.
 __global__ void delta_rule_kernel(DeltaRuleArgs a) {
+    gpu::join_prior_grid();
     extern __shared__ float shared[];  // k[d_k], q[d_k]
     const int p = blockIdx.x;
     const int j = threadIdx.x;
@@ -122,6 +126,7 @@ constexpr int kDeltaColumns = kDeltaThreads / kDeltaSlices;
 
 template <int DK>
 __global__ __launch_bounds__(kDeltaThreads) void delta_rule_sliced_kernel(DeltaRuleArgs a) {
+    gpu::join_prior_grid();
     constexpr int M = DK / kDeltaSlices;
     const int p = blockIdx.x, dv = a.d_v, kh = p % a.n_k_heads;
     const int slice = threadIdx.x % kDeltaSlices;
@@ -196,6 +201,7 @@ constexpr int kDeltaNetConv = 4;
 // j, and (threads below 2 * DK) the convolution of q (then k) channel threadIdx.x of key head kh.
 template <int DK, int K>
 __global__ void deltanet_recurrent_kernel(DeltaNetStepArgs a) {
+    gpu::join_prior_grid();
     constexpr int W = gpu::kWarpSize;
     extern __shared__ float shared[];  // q[DK], k[DK], then one partial sum per warp
     float* qk = shared;
@@ -315,6 +321,7 @@ __device__ __forceinline__ void warp_argmax(float& v, int& idx) {
 
 __global__ void moe_route_kernel(const float* logits, int64_t ls, int64_t rows, int64_t n_experts, int k, int32_t* ids,
                                  int64_t ids_stride, float* weights, int64_t ws) {
+    gpu::join_prior_grid();
     constexpr int W = gpu::kWarpSize;
     extern __shared__ float probabilities[];  // [warps per block][n_experts]
     const int warp = static_cast<int>(threadIdx.x) / W, lane = static_cast<int>(threadIdx.x) % W;
@@ -363,6 +370,7 @@ __global__ void moe_route_kernel(const float* logits, int64_t ls, int64_t rows, 
 template <int NPL>
 __global__ void moe_route_registers_kernel(const float* logits, int64_t ls, int64_t rows, int n_experts, int k,
                                            int32_t* ids, int64_t ids_stride, float* weights, int64_t ws) {
+    gpu::join_prior_grid();
     constexpr int W = gpu::kWarpSize;
     const int warp = static_cast<int>(threadIdx.x) / W, lane = static_cast<int>(threadIdx.x) % W;
     const int64_t t = static_cast<int64_t>(blockIdx.x) * (blockDim.x / W) + warp;
@@ -419,25 +427,33 @@ void conv1d_causal(const Launch& l, const Rows& x, const Rows& weight, const Row
     const unsigned channel_blocks = static_cast<unsigned>((x.cols + 127) / 128);
     const dim3 grid(channel_blocks, static_cast<unsigned>((x.rows + kConvTokens - 1) / kConvTokens));
     const int kernel = static_cast<int>(weight.cols);
-    conv1d_kernel<<<grid, 128, 0, l.stream>>>(x.data, x.stride, x.rows, x.cols, weight.data, weight.stride, kernel,
-                                              state.data, state.stride, out.data, out.stride, silu);
+    launch_kernel(l, conv1d_kernel, grid, 128, 0, x.data, x.stride, x.rows, x.cols, weight.data, weight.stride, kernel,
+                  state.data, state.stride, out.data, out.stride, silu);
     if (grid.y == 1) return;
-    conv_state_kernel<<<channel_blocks, 128, 0, l.stream>>>(x.data, x.stride, x.rows, x.cols, kernel, state.data,
-                                                            state.stride);
+    launch_kernel(l, conv_state_kernel, channel_blocks, 128, 0, x.data, x.stride, x.rows, x.cols, kernel, state.data,
+                  state.stride);
 }
 
 void delta_rule(const Launch& l, const DeltaRuleArgs& a) {
     const dim3 sliced(static_cast<unsigned>(a.n_v_heads), static_cast<unsigned>((a.d_v + kDeltaColumns - 1) / kDeltaColumns));
     switch (a.d_k) {
-        case 16: delta_rule_sliced_kernel<16><<<sliced, kDeltaThreads, 0, l.stream>>>(a); return;
-        case 32: delta_rule_sliced_kernel<32><<<sliced, kDeltaThreads, 0, l.stream>>>(a); return;
-        case 64: delta_rule_sliced_kernel<64><<<sliced, kDeltaThreads, 0, l.stream>>>(a); return;
-        case 128: delta_rule_sliced_kernel<128><<<sliced, kDeltaThreads, 0, l.stream>>>(a); return;
+        case 16:
+            launch_kernel(l, delta_rule_sliced_kernel<16>, sliced, kDeltaThreads, 0, a);
+            return;
+        case 32:
+            launch_kernel(l, delta_rule_sliced_kernel<32>, sliced, kDeltaThreads, 0, a);
+            return;
+        case 64:
+            launch_kernel(l, delta_rule_sliced_kernel<64>, sliced, kDeltaThreads, 0, a);
+            return;
+        case 128:
+            launch_kernel(l, delta_rule_sliced_kernel<128>, sliced, kDeltaThreads, 0, a);
+            return;
         default: break;
     }
     const int threads = (a.d_v + 31) / 32 * 32;
     const size_t shared = 2 * static_cast<size_t>(a.d_k) * sizeof(float);
-    delta_rule_kernel<<<static_cast<unsigned>(a.n_v_heads), threads, shared, l.stream>>>(a);
+    launch_kernel(l, delta_rule_kernel, static_cast<unsigned>(a.n_v_heads), threads, shared, a);
 }
 
 bool deltanet_recurrent_fits(int n_k_heads, int n_v_heads, int d_k, int d_v, int conv_kernel) {
@@ -453,9 +469,9 @@ void deltanet_recurrent(const Launch& l, const DeltaNetStepArgs& a) {
     const size_t shared = (2 * static_cast<size_t>(r.d_k) + threads / gpu::kWarpSize) * sizeof(float);
     const unsigned grid = static_cast<unsigned>(r.n_k_heads);
     if (r.d_k == 64)
-        deltanet_recurrent_kernel<64, kDeltaNetConv><<<grid, threads, shared, l.stream>>>(a);
+        launch_kernel(l, deltanet_recurrent_kernel<64, kDeltaNetConv>, grid, threads, shared, a);
     else
-        deltanet_recurrent_kernel<128, kDeltaNetConv><<<grid, threads, shared, l.stream>>>(a);
+        launch_kernel(l, deltanet_recurrent_kernel<128, kDeltaNetConv>, grid, threads, shared, a);
 }
 
 void moe_route(const Launch& l, const Rows& logits, int k, int32_t* ids, int64_t ids_stride, const Rows& weights) {
@@ -463,9 +479,8 @@ void moe_route(const Launch& l, const Rows& logits, int k, int32_t* ids, int64_t
     if (k <= W && logits.cols <= 16 * W) {
         const unsigned grid = static_cast<unsigned>((logits.rows + kMaxRouteWarps - 1) / kMaxRouteWarps);
         const auto launch = [&]<int NPL>() {
-            moe_route_registers_kernel<NPL><<<grid, kMaxRouteWarps * W, 0, l.stream>>>(
-                logits.data, logits.stride, logits.rows, static_cast<int>(logits.cols), k, ids, ids_stride,
-                weights.data, weights.stride);
+            launch_kernel(l, moe_route_registers_kernel<NPL>, grid, kMaxRouteWarps * W, 0, logits.data, logits.stride,
+                          logits.rows, static_cast<int>(logits.cols), k, ids, ids_stride, weights.data, weights.stride);
         };
         if (logits.cols <= 2 * W)
             launch.template operator()<2>();
@@ -483,8 +498,8 @@ void moe_route(const Launch& l, const Rows& logits, int k, int32_t* ids, int64_t
     const int warps = static_cast<int>(fit < 1 ? 1 : fit < kMaxRouteWarps ? fit : kMaxRouteWarps);
     const size_t shared = static_cast<size_t>(warps * logits.cols) * sizeof(float);
     const unsigned grid = static_cast<unsigned>((logits.rows + warps - 1) / warps);
-    moe_route_kernel<<<grid, warps * gpu::kWarpSize, shared, l.stream>>>(
-        logits.data, logits.stride, logits.rows, logits.cols, k, ids, ids_stride, weights.data, weights.stride);
+    launch_kernel(l, moe_route_kernel, grid, warps * gpu::kWarpSize, shared, logits.data, logits.stride, logits.rows,
+                  logits.cols, k, ids, ids_stride, weights.data, weights.stride);
 }
 
 }  // namespace ember::gpu_kernels

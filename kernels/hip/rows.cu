@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Row gathers and type conversion: get_rows decodes table rows bit-exactly (decode32), convert_rows re-encodes
 // F32/F16/BF16/Q8_0 rows exactly as quant::quantize_row does.
+#include "kernel_launch.cuh"
 #include "quant_blocks.cuh"
 
 namespace ember::gpu_kernels {
@@ -11,6 +12,7 @@ namespace {
 template <int T>
 __global__ void get_rows_kernel(const uint8_t* table, size_t row_stride, int64_t cols, const int32_t* ids,
                                 int64_t n, float* out, int64_t os) {
+    gpu::join_prior_grid();
     const int64_t chunks = (cols + 31) / 32;
     const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= n * chunks) return;
@@ -48,6 +50,7 @@ __device__ void store_float_element(uint32_t type, uint8_t* row, int64_t e, floa
 
 // Float types to float types, one thread per element.
 __global__ void convert_float_kernel(TypedRows src, TypedRows dst) {
+    gpu::join_prior_grid();
     const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= src.rows * src.cols) return;
     const int64_t r = i / src.cols, c = i % src.cols;
@@ -58,6 +61,7 @@ __global__ void convert_float_kernel(TypedRows src, TypedRows dst) {
 // Q8_0 on either side: one thread per 32 elements.
 template <int ST>
 __global__ void convert_blocks_kernel(TypedRows src, TypedRows dst) {
+    gpu::join_prior_grid();
     const int64_t chunks = src.cols / 32;
     const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= src.rows * chunks) return;
@@ -78,25 +82,33 @@ void get_rows(const Launch& l, const Weights& table, const int32_t* ids, const R
     const int64_t n = out.rows * ((table.cols + 31) / 32);
     if (n == 0) return;
     dispatch_weight_type(table.type, [&]<int T>() {
-        get_rows_kernel<T><<<static_cast<unsigned>((n + 127) / 128), 128, 0, l.stream>>>(
-            table.data, table.row_stride, table.cols, ids, out.rows, out.data, out.stride);
+        launch_kernel(l, get_rows_kernel<T>, static_cast<unsigned>((n + 127) / 128), 128, 0, table.data,
+                      table.row_stride, table.cols, ids, out.rows, out.data, out.stride);
     });
 }
 
 void convert_rows(const Launch& l, const TypedRows& src, const TypedRows& dst) {
     if (src.type != kQ8_0 && dst.type != kQ8_0) {
         const int64_t n = src.rows * src.cols;
-        if (n) convert_float_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, l.stream>>>(src, dst);
+        if (n) launch_kernel(l, convert_float_kernel, static_cast<unsigned>((n + 255) / 256), 256, 0, src, dst);
         return;
     }
     const int64_t n = src.rows * (src.cols / 32);
     if (n == 0) return;
     const unsigned grid = static_cast<unsigned>((n + 127) / 128);
     switch (src.type) {
-        case kF32: convert_blocks_kernel<kF32><<<grid, 128, 0, l.stream>>>(src, dst); break;
-        case kF16: convert_blocks_kernel<kF16><<<grid, 128, 0, l.stream>>>(src, dst); break;
-        case kBF16: convert_blocks_kernel<kBF16><<<grid, 128, 0, l.stream>>>(src, dst); break;
-        default: convert_blocks_kernel<kQ8_0><<<grid, 128, 0, l.stream>>>(src, dst); break;
+        case kF32:
+            launch_kernel(l, convert_blocks_kernel<kF32>, grid, 128, 0, src, dst);
+            break;
+        case kF16:
+            launch_kernel(l, convert_blocks_kernel<kF16>, grid, 128, 0, src, dst);
+            break;
+        case kBF16:
+            launch_kernel(l, convert_blocks_kernel<kBF16>, grid, 128, 0, src, dst);
+            break;
+        default:
+            launch_kernel(l, convert_blocks_kernel<kQ8_0>, grid, 128, 0, src, dst);
+            break;
     }
 }
 

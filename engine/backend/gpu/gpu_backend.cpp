@@ -35,6 +35,7 @@ GpuContext::GpuContext(const GpuBackendOptions& opts) : options(opts) {
     check(gpu::stream_create(&launch.stream), "creating a stream");
     launch.multiprocessors = prop.multiProcessorCount;
     launch.matrix_cores = gpu::has_matrix_cores(prop) && env_switched_on("EMBER_GPU_TENSOR_CORES");
+    launch.dependent_launches = gpu::has_dependent_launches(prop) && env_switched_on("EMBER_GPU_DEPENDENT_LAUNCHES");
     steps = std::make_unique<StepRecorder>(launch, options.graphs);
 }
 
