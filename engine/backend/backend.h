@@ -119,6 +119,22 @@ struct Product {
     const Tensor* bias = nullptr;
 };
 
+// The gated products of a mixture-of-experts block with a shared expert (Backend::moe_gate_up).
+struct MoeGateUpArgs {
+    Activation act = Activation::silu;
+    const Tensor* gate_exps = nullptr;  // n_experts matrices [cols, ffn] each
+    const Tensor* up_exps = nullptr;
+    int64_t n_experts = 0;
+    Tensor x;                             // [T, cols] (or [T * k, cols]: a row per slot)
+    Tensor ids;                           // I32 [T, k]
+    Tensor up_scratch;                    // scratch [T * k, ffn]
+    Tensor out;                           // [T * k, ffn]
+    const Tensor* shared_gate = nullptr;  // [cols, shared ffn]
+    const Tensor* shared_up = nullptr;
+    Tensor shared_up_scratch;  // scratch [T, shared ffn]
+    Tensor shared_out;         // [T, shared ffn]
+};
+
 // The end of a mixture-of-experts block (Backend::moe_down_combine): each slot's down product, their weighted sum,
 // and an optional shared expert scaled by its per-token sigmoid gate.
 struct MoeDownArgs {
@@ -269,6 +285,12 @@ public:
     // y, shared_out and shared_gate are scratch (their contents afterwards are unspecified: a backend that fuses the
     // steps ignores them, so no op allocates); out aliases none of the other tensors.
     void moe_down_combine(const MoeDownArgs& a);
+    // The routed and the shared experts' gated products of a mixture-of-experts block, as the plain operations
+    //   matmul_experts_gated(act, *gate_exps, *up_exps, n_experts, x, ids, up_scratch, out);
+    //   matmul_gated(act, *shared_gate, *shared_up, x, shared_up_scratch, shared_out)
+    // in one call, so that a backend may run both in one launch. The scratch tensors are as those operations'; out
+    // and shared_out alias neither x nor each other.
+    void moe_gate_up(const MoeGateUpArgs& a);
 
     virtual BackendCounters counters() const { return {}; }
     // out (F32/F16/BF16/Q8_0 rows) = x converted.
@@ -279,7 +301,7 @@ protected:
     // engine/backend/backend_contract.cpp (shapes, types, lengths, aliasing). An implementation checks only what is
     // its own (a type or size its device cannot handle). The fused operations (do_matmul_gated,
     // do_matmul_experts_gated, do_add_rms_norm, do_conv1d_causal_silu, do_deltanet_gates, do_moe_combine_shared,
-    // do_moe_down_combine, do_matmul_many, do_deltanet_recurrent)
+    // do_moe_down_combine, do_moe_gate_up, do_matmul_many, do_deltanet_recurrent)
     // default to the plain operations they stand for (backend_fused_defaults.cpp).
     virtual void do_write(const Tensor& dst, std::span<const std::byte> src) = 0;
     virtual void do_read(const Tensor& src, std::span<std::byte> dst) = 0;
@@ -323,6 +345,7 @@ protected:
     virtual void do_moe_combine_shared(const Tensor& y, const Tensor& weights, const Tensor& shared, const Tensor& gate,
                                        const Tensor& out);
     virtual void do_moe_down_combine(const MoeDownArgs& a);
+    virtual void do_moe_gate_up(const MoeGateUpArgs& a);
     virtual void do_convert(const Tensor& x, const Tensor& out) = 0;
 };
 

@@ -421,6 +421,18 @@ void Backend::moe_combine_shared(const Tensor& y, const Tensor& weights, const T
     do_moe_combine_shared(y, weights, shared, gate, out);
 }
 
+void Backend::moe_gate_up(const MoeGateUpArgs& a) {
+    require(a.gate_exps && a.up_exps && a.shared_gate && a.shared_up, "moe_gate_up: a gate or up matrix is missing");
+    require_gated_shapes("moe_gate_up", *a.gate_exps, *a.up_exps, a.x, a.up_scratch, a.out);
+    require_matmul_experts(*a.gate_exps, a.n_experts, a.x, a.ids, a.out, "moe_gate_up");
+    require_gated_shapes("moe_gate_up (shared expert)", *a.shared_gate, *a.shared_up, a.x, a.shared_up_scratch,
+                         a.shared_out);
+    require(a.out.rows == 0 || (!same_start(a.out, a.shared_out) && !same_start(a.out, a.shared_up_scratch) &&
+                                !same_start(a.shared_out, a.up_scratch)),
+            "moe_gate_up: the routed and the shared outputs must not alias");
+    do_moe_gate_up(a);
+}
+
 void Backend::moe_down_combine(const MoeDownArgs& a) {
     constexpr const char* op = "moe_down_combine";
     require(a.down != nullptr, "moe_down_combine: no down weights");

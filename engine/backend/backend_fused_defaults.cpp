@@ -67,6 +67,11 @@ void Backend::do_moe_combine_shared(const Tensor& y, const Tensor& weights, cons
     add(out, shared, out);
 }
 
+void Backend::do_moe_gate_up(const MoeGateUpArgs& a) {
+    matmul_experts_gated(a.act, *a.gate_exps, *a.up_exps, a.n_experts, a.x, a.ids, a.up_scratch, a.out);
+    matmul_gated(a.act, *a.shared_gate, *a.shared_up, a.x, a.shared_up_scratch, a.shared_out);
+}
+
 void Backend::do_moe_down_combine(const MoeDownArgs& a) {
     matmul_experts(*a.down, a.n_experts, a.act, a.ids, a.y);
     if (!a.shared_down) return moe_combine(a.y, a.weights, a.out);

@@ -22,10 +22,13 @@ void routed_experts(Backend& be, const RoutedExpertWeights& w, int64_t n_expert,
         be.matmul_experts(w.up_exps, n_expert, h, s.ids, s.up);
         be.add_expert_bias(*w.up_exps_bias, s.ids, s.up);
         be.gated_activation(act, s.gate, s.up, s.gate);
+        if (shared) be.matmul_gated(act, shared->ffn.gate, shared->ffn.up, h, shared->up, shared->act);
+    } else if (shared) {
+        be.moe_gate_up({act, &w.gate_exps, &w.up_exps, n_expert, h, s.ids, s.up, s.gate, &shared->ffn.gate,
+                        &shared->ffn.up, shared->up, shared->act});
     } else {
         be.matmul_experts_gated(act, w.gate_exps, w.up_exps, n_expert, h, s.ids, s.up, s.gate);
     }
-    if (shared) be.matmul_gated(act, shared->ffn.gate, shared->ffn.up, h, shared->up, shared->act);
     MoeDownArgs down{&w.down_exps, n_expert, s.gate, s.ids, s.weights, s.down};
     if (shared) {
         down.shared_down = &shared->ffn.down;

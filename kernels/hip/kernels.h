@@ -101,9 +101,16 @@ void matmul_tiled(const Launch& l, const Weights& w, const Rows& x, const Rows& 
 void matvec_experts_integer(const Launch& l, const Weights& w, int64_t n_experts, const void* xq, bool x_per_slot,
                             const int32_t* ids, int64_t tokens, int k, const Rows& out);
 // The gated form of matvec_experts_integer: out[s] = act(W_gate . x, W_up . x) of slot s's expert.
+// A shared expert's gate and up matrices (the routed experts' type, cols and row stride) and its output rows [tokens,
+// gate.rows]: matvec_experts_gated_integer then also makes out = act(gate . x[t], up . x[t]) as matvec_gated_integer
+// does, in the same launch (x one row per token).
+struct SharedGated {
+    Weights gate, up;
+    Rows out;
+};
 void matvec_experts_gated_integer(const Launch& l, Gated act, const Weights& w_gate, const Weights& w_up,
                                   int64_t n_experts, const void* xq, bool x_per_slot, const int32_t* ids,
-                                  int64_t tokens, int k, const Rows& out);
+                                  int64_t tokens, int k, const Rows& out, const SharedGated* shared = nullptr);
 void matvec_experts_float(const Launch& l, const Weights& w, int64_t n_experts, const Rows& x, bool x_per_slot,
                           const int32_t* ids, int64_t tokens, int k, const Rows& out);
 // The end of a mixture-of-experts block (Backend::moe_down_combine) for an integer type, per token t of out.rows:

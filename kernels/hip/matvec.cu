@@ -75,16 +75,33 @@ __global__ void matvec_gated_integer_kernel(Gated act, const uint8_t* wg, const 
     }
 }
 
-// The gated expert form of matvec_experts_integer_kernel: grid.y is the slot.
+// The gated expert form of matvec_experts_integer_kernel: grid.y is the slot. Past the routed slots, grid.y - slots
+// more are a shared expert's rows of token grid.y - slots (sh.gate non-null), as matvec_gated_integer_kernel makes
+// them.
 template <int T, int LPR>
-__global__ void matvec_experts_gated_integer_kernel(Gated act, const uint8_t* wg, const uint8_t* wu,
-                                                    size_t row_stride, int64_t rows, int64_t n_experts, int nb,
-                                                    const ActBlock* x, bool x_per_slot, const int32_t* ids, int k,
-                                                    float* out, int64_t out_stride) {
+__global__ void matvec_experts_gated_integer_kernel(Gated act, const uint8_t* wg, const uint8_t* wu, size_t row_stride,
+                                                    int64_t rows, int64_t n_experts, int nb, const ActBlock* x,
+                                                    bool x_per_slot, const int32_t* ids, int k, float* out,
+                                                    int64_t out_stride, int64_t slots, SharedGated sh) {
+    const int64_t slot = blockIdx.y;
+    if (slot >= slots) {
+        const uint8_t* sg = sh.gate.data;
+        const uint8_t* su = sh.up.data;
+        prefetch_block_rows<LPR>(sg, row_stride, sh.gate.rows);
+        prefetch_block_rows<LPR>(su, row_stride, sh.gate.rows);
+        gpu::join_prior_grid();
+        const int lane = row_lane<LPR>();
+        const int64_t row = lane_group_row<LPR>(), t = slot - slots;
+        float g[1] = {0.0f}, u[1] = {0.0f};
+        if (row < sh.gate.rows)
+            integer_row_pair<T, 1, LPR>(sg + row * row_stride, su + row * row_stride, nb, x + t * nb, nb, lane, g, u);
+        const float gs = group_sum<LPR>(g[0]) + 0.0f, us = group_sum<LPR>(u[0]) + 0.0f;
+        if (lane == 0 && row < sh.gate.rows) sh.out.data[t * sh.out.stride + row] = gated(act, gs, us);
+        return;
+    }
     gpu::join_prior_grid();
     const int lane = row_lane<LPR>();
     const int64_t row = lane_group_row<LPR>();
-    const int64_t slot = blockIdx.y;
     const int32_t e = ids[slot];
     float g[1] = {0.0f}, u[1] = {0.0f};
     if (row < rows && e >= 0 && e < n_experts) {
@@ -276,16 +293,17 @@ void matvec_gated_integer(const Launch& l, Gated act, const Weights& w_gate, con
 
 void matvec_experts_gated_integer(const Launch& l, Gated act, const Weights& w_gate, const Weights& w_up,
                                   int64_t n_experts, const void* xq, bool x_per_slot, const int32_t* ids,
-                                  int64_t tokens, int k, const Rows& out) {
+                                  int64_t tokens, int k, const Rows& out, const SharedGated* shared) {
     const int nb = static_cast<int>(w_gate.cols / 32);
-    const int64_t rows = w_gate.rows / n_experts;
+    const int64_t rows = w_gate.rows / n_experts, slots = tokens * k;
+    const int64_t grid_rows = shared && shared->gate.rows > rows ? shared->gate.rows : rows;
     dispatch_integer_type(w_gate.type, [&]<int T>() {
         with_lanes(nb, [&]<int LPR>() {
-            const dim3 grid(static_cast<unsigned>((rows + kMatvecThreads / LPR - 1) / (kMatvecThreads / LPR)),
-                            static_cast<unsigned>(tokens * k));
+            const dim3 grid(static_cast<unsigned>((grid_rows + kMatvecThreads / LPR - 1) / (kMatvecThreads / LPR)),
+                            static_cast<unsigned>(slots + (shared ? tokens : 0)));
             launch_kernel(l, matvec_experts_gated_integer_kernel<T, LPR>, grid, kMatvecThreads, 0, act, w_gate.data,
                           w_up.data, w_gate.row_stride, rows, n_experts, nb, static_cast<const ActBlock*>(xq),
-                          x_per_slot, ids, k, out.data, out.stride);
+                          x_per_slot, ids, k, out.data, out.stride, slots, shared ? *shared : SharedGated{});
         });
     });
 }

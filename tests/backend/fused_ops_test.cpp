@@ -168,6 +168,80 @@ TEST_P(FusedOps, GatedProductsRoundAsTheirParts) {
     }
 }
 
+// The routed and the shared experts' gated products in one call against matmul_experts_gated and matmul_gated, for
+// the decode types, a shared expert as wide as a routed one and a wider one, and token counts a GPU joins (1, 5, 8)
+// and composes (13).
+TEST_P(FusedOps, MoeGateUpRoundsAsItsParts) {
+    const int64_t rows = 70, cols = 256, experts = 4;
+    const int k = 2;
+    for (TensorType wt :
+         {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_0_ROCMFP4, TensorType::Q4_0_ROCMFP4_FAST}) {
+        const Tensor eg = upload(wt, experts * rows, cols, random(experts * rows * cols));
+        const Tensor eu = upload(wt, experts * rows, cols, random(experts * rows * cols));
+        for (int64_t shared_rows : {rows, 2 * rows + 3}) {
+            const std::string type =
+                std::string(gguf::traits(wt).name) + ", shared rows " + std::to_string(shared_rows);
+            const Tensor sg = upload(wt, shared_rows, cols, random(shared_rows * cols));
+            const Tensor su = upload(wt, shared_rows, cols, random(shared_rows * cols));
+            for (int64_t tokens : {1, 5, 8, 13}) {
+                std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(experts - 1));
+                std::vector<int32_t> expert_ids(static_cast<size_t>(tokens * k));
+                for (int32_t& e : expert_ids) e = pick(rng_);
+                const Tensor ids = output(TensorType::I32, tokens, k);
+                backend_->write(ids, std::as_bytes(std::span(expert_ids)));
+                const Tensor x = upload_f32(tokens, cols, random(tokens * cols));
+                MoeGateUpArgs a{Activation::silu,
+                                &eg,
+                                &eu,
+                                experts,
+                                x,
+                                ids,
+                                output(TensorType::F32, tokens * k, rows),
+                                output(TensorType::F32, tokens * k, rows),
+                                &sg,
+                                &su,
+                                output(TensorType::F32, tokens, shared_rows),
+                                output(TensorType::F32, tokens, shared_rows)};
+                backend_->moe_gate_up(a);
+
+                const Tensor out = output(TensorType::F32, tokens * k, rows),
+                             up = output(TensorType::F32, tokens * k, rows);
+                const Tensor sout = output(TensorType::F32, tokens, shared_rows);
+                const Tensor sup = output(TensorType::F32, tokens, shared_rows);
+                backend_->matmul_experts_gated(Activation::silu, eg, eu, experts, x, ids, up, out);
+                backend_->matmul_gated(Activation::silu, sg, su, x, sup, sout);
+                const std::string what = type + ", " + std::to_string(tokens) + " tokens";
+                expect_identical(download(a.out), download(out), what + ", routed");
+                expect_identical(download(a.shared_out), download(sout), what + ", shared");
+            }
+        }
+    }
+    const Tensor w = upload(TensorType::Q8_0, experts * rows, 64, random(experts * rows * 64));
+    const Tensor sw = upload(TensorType::Q8_0, rows, 64, random(rows * 64));
+    const Tensor ids = output(TensorType::I32, 2, k);
+    MoeGateUpArgs a{Activation::silu,
+                    &w,
+                    &w,
+                    experts,
+                    upload_f32(2, 64, random(128)),
+                    ids,
+                    output(TensorType::F32, 2 * k, rows),
+                    output(TensorType::F32, 2 * k, rows),
+                    &sw,
+                    &sw,
+                    output(TensorType::F32, 2, rows),
+                    output(TensorType::F32, 2, rows)};
+    MoeGateUpArgs bad = a;
+    bad.shared_out = bad.out;
+    EXPECT_THROW(backend_->moe_gate_up(bad), Error);  // the routed and the shared outputs alias
+    bad = a;
+    bad.shared_up = nullptr;
+    EXPECT_THROW(backend_->moe_gate_up(bad), Error);
+    bad = a;
+    bad.shared_out = output(TensorType::F32, 2, rows + 1);
+    EXPECT_THROW(backend_->moe_gate_up(bad), Error);  // the shared output's width is not its rows
+}
+
 // The end of a mixture-of-experts block against its composition (matmul_experts, matmul, moe_combine_shared or
 // moe_combine) for the decode types, with and without a shared expert, rows of 8 and 32 blocks, and token counts a GPU
 // fuses (1, 5, 8) and composes (13).

@@ -451,6 +451,36 @@ void GpuBackend::do_matmul_experts_gated(Activation act, const Tensor& w_gate, c
         a, uv, n_experts, idv, k);
 }
 
+void GpuBackend::do_moe_gate_up(const MoeGateUpArgs& a) {
+    const gk::Weights gv = weights_of(*a.gate_exps, "moe_gate_up gate weights"),
+                      uv = weights_of(*a.up_exps, "moe_gate_up up weights");
+    const gk::Weights sg = weights_of(*a.shared_gate, "moe_gate_up shared gate weights"),
+                      su = weights_of(*a.shared_up, "moe_gate_up shared up weights");
+    const int64_t tokens = a.ids.rows;
+    const int k = static_cast<int>(a.ids.cols);
+    // Decode and short verify batches: the shared expert's rows join the routed slots' launch.
+    const bool joined = integer_pair(gv, uv) && integer_pair(sg, su) && sg.type == gv.type && sg.cols == gv.cols &&
+                        sg.row_stride == gv.row_stride && tokens <= kPerSlotIntegerExpertTokens && a.x.rows == tokens &&
+                        tokens > 0;
+    if (!joined) return Backend::do_moe_gate_up(a);
+    const int64_t rows = a.gate_exps->rows / a.n_experts;
+    const gk::Rows xv = f32_rows(a.x, "moe_gate_up input"), ov = f32_rows(a.out, "moe_gate_up output");
+    const gk::SharedGated shared{sg, su, f32_rows(a.shared_out, "moe_gate_up shared output")};
+    const auto* idv = reinterpret_cast<const int32_t*>(device_data(a.ids, "moe_gate_up ids"));
+    const uint64_t bytes = static_cast<uint64_t>(std::min(tokens * k, a.n_experts) * rows) * gv.row_stride * 2;
+    counters_.expert_weight_bytes += bytes;
+    counters_.weight_bytes += bytes + static_cast<uint64_t>(sg.rows) * sg.row_stride * 2;
+    const gk::Gated act = gated_of(a.act);
+    const int64_t n_experts = a.n_experts;
+    record_on_blocks(
+        gv, xv, ov, "experts_gated_shared_integer",
+        [=](const gk::Launch& l, const void* xq) {
+            gk::matvec_experts_gated_integer(l, act, gv, uv, n_experts, xq, false, idv, tokens, k, ov, &shared);
+        },
+        act, uv, n_experts, idv, k, sg, su, shared.out);
+    if (overlaps(shared.out, quantized_)) quantized_ = {};
+}
+
 void GpuBackend::do_moe_down_combine(const MoeDownArgs& a) {
     const gk::Weights dv = weights_of(*a.down, "moe_down_combine down weights");
     const int64_t tokens = a.ids.rows;

@@ -108,6 +108,7 @@ protected:
     // Integer down weights, decode and short verify batches: one kernel (after one that quantizes its inputs); the rest
     // composed.
     void do_moe_down_combine(const MoeDownArgs& a) override;
+    void do_moe_gate_up(const MoeGateUpArgs& a) override;
 
 private:
     enum Scratch { kActivations, kAttention, kExpertGroups, kMoeDownBlocks, kSplitProducts, kScratchKinds };

@@ -161,6 +161,10 @@ protected:
         before_operation();
         inner_->moe_down_combine(a);
     }
+    void do_moe_gate_up(const MoeGateUpArgs& a) override {
+        before_operation();
+        inner_->moe_gate_up(a);
+    }
     void do_convert(const Tensor& x, const Tensor& out) override {
         before_operation();
         inner_->convert(x, out);

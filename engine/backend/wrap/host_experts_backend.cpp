@@ -74,6 +74,10 @@ protected:
         if (!on_host(*a.down)) return inner().moe_down_combine(a);
         Backend::do_moe_down_combine(a);
     }
+    void do_moe_gate_up(const MoeGateUpArgs& a) override {
+        if (!on_host(*a.gate_exps) && !on_host(*a.up_exps)) return inner().moe_gate_up(a);
+        Backend::do_moe_gate_up(a);
+    }
 
     // Expert biases come from map_weights and stay on the device; a bias mapped with the experts is added on the host.
     void do_add_expert_bias(const Tensor& bias, const Tensor& ids, const Tensor& out) override {
