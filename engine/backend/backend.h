@@ -119,6 +119,19 @@ struct Product {
     const Tensor* bias = nullptr;
 };
 
+// The router of a mixture-of-experts block and its shared expert's gate (Backend::moe_router).
+struct MoeRouterArgs {
+    Tensor x;                             // [T, cols]
+    const Tensor* router = nullptr;       // [cols, n_experts]
+    const Tensor* router_bias = nullptr;  // F32 [n_experts], or nullptr
+    Tensor logits;                        // F32 [T, n_experts]
+    int k = 0;
+    Tensor ids;                                  // I32 [T, k]
+    Tensor weights;                              // F32 [T, k]
+    const Tensor* shared_gate_weight = nullptr;  // [cols, 1], or nullptr: no shared expert
+    Tensor shared_gate;                          // F32 [T, 1]
+};
+
 // The gated products of a mixture-of-experts block with a shared expert (Backend::moe_gate_up).
 struct MoeGateUpArgs {
     Activation act = Activation::silu;
@@ -291,6 +304,11 @@ public:
     // in one call, so that a backend may run both in one launch. The scratch tensors are as those operations'; out
     // and shared_out alias neither x nor each other.
     void moe_gate_up(const MoeGateUpArgs& a);
+    // The router of a mixture-of-experts block, as the plain operations
+    //   matmul_many(x, {{router, logits, router_bias}, {shared_gate_weight, shared_gate}})  (the second product only
+    //   with a shared expert), then moe_route(logits, k, ids, weights)
+    // in one call, so that a backend may route in the router product's launch. No output aliases x or another.
+    void moe_router(const MoeRouterArgs& a);
 
     virtual BackendCounters counters() const { return {}; }
     // out (F32/F16/BF16/Q8_0 rows) = x converted.
@@ -301,7 +319,7 @@ protected:
     // engine/backend/backend_contract.cpp (shapes, types, lengths, aliasing). An implementation checks only what is
     // its own (a type or size its device cannot handle). The fused operations (do_matmul_gated,
     // do_matmul_experts_gated, do_add_rms_norm, do_conv1d_causal_silu, do_deltanet_gates, do_moe_combine_shared,
-    // do_moe_down_combine, do_moe_gate_up, do_matmul_many, do_deltanet_recurrent)
+    // do_moe_down_combine, do_moe_gate_up, do_moe_router, do_matmul_many, do_deltanet_recurrent)
     // default to the plain operations they stand for (backend_fused_defaults.cpp).
     virtual void do_write(const Tensor& dst, std::span<const std::byte> src) = 0;
     virtual void do_read(const Tensor& src, std::span<std::byte> dst) = 0;
@@ -346,6 +364,7 @@ protected:
                                        const Tensor& out);
     virtual void do_moe_down_combine(const MoeDownArgs& a);
     virtual void do_moe_gate_up(const MoeGateUpArgs& a);
+    virtual void do_moe_router(const MoeRouterArgs& a);
     virtual void do_convert(const Tensor& x, const Tensor& out) = 0;
 };
 

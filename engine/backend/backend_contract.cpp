@@ -190,15 +190,32 @@ void Backend::matmul(const Tensor& w, const Tensor& x, const Tensor& out, const 
     do_matmul(w, x, out, bias);
 }
 
-void Backend::matmul_many(const Tensor& x, std::span<const Product> products) {
+namespace {
+
+void require_products(const Tensor& x, std::span<const Product> products, const char* op) {
     for (size_t i = 0; i < products.size(); ++i) {
         const Product& p = products[i];
-        require(p.w != nullptr, "matmul_many: a product without weights");
-        require_matmul(*p.w, x, p.out, p.bias, "matmul_many");
+        require(p.w != nullptr, [&] { return std::string(op) + ": a product without weights"; });
+        require_matmul(*p.w, x, p.out, p.bias, op);
         bool aliased = x.rows > 0 && same_start(p.out, x);
         for (size_t j = 0; j < i; ++j) aliased = aliased || (x.rows > 0 && same_start(p.out, products[j].out));
-        require(!aliased, "matmul_many: an output aliases the input or another output");
+        require(!aliased, [&] { return std::string(op) + ": an output aliases the input or another output"; });
     }
+}
+
+void require_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights, const char* op) {
+    require_f32(logits, op, "logits");
+    require_i32(ids, op, "ids");
+    require_f32(weights, op, "weights");
+    require(k >= 1 && k <= logits.cols, [&] { return std::string(op) + ": k must be 1 to the expert count"; });
+    require(ids.rows == logits.rows && ids.cols == k && weights.rows == logits.rows && weights.cols == k,
+            [&] { return std::string(op) + ": ids and weights must be [tokens, k]"; });
+}
+
+}  // namespace
+
+void Backend::matmul_many(const Tensor& x, std::span<const Product> products) {
+    require_products(x, products, "matmul_many");
     do_matmul_many(x, products);
 }
 
@@ -370,13 +387,20 @@ void Backend::deltanet_recurrent(const DeltaNetArgs& a) {
 }
 
 void Backend::moe_route(const Tensor& logits, int k, const Tensor& ids, const Tensor& weights) {
-    require_f32(logits, "moe_route", "logits");
-    require_i32(ids, "moe_route", "ids");
-    require_f32(weights, "moe_route", "weights");
-    require(k >= 1 && k <= logits.cols, "moe_route: k must be 1 to the expert count");
-    require(ids.rows == logits.rows && ids.cols == k && weights.rows == logits.rows && weights.cols == k,
-            "moe_route: ids and weights must be [tokens, k]");
+    require_route(logits, k, ids, weights, "moe_route");
     do_moe_route(logits, k, ids, weights);
+}
+
+void Backend::moe_router(const MoeRouterArgs& a) {
+    constexpr const char* op = "moe_router";
+    require(a.router != nullptr, "moe_router: no router weights");
+    const Product products[] = {{a.router, a.logits, a.router_bias}, {a.shared_gate_weight, a.shared_gate}};
+    require_products(a.x, std::span(products, a.shared_gate_weight ? 2 : 1), op);
+    require_route(a.logits, a.k, a.ids, a.weights, op);
+    require(a.x.rows == 0 || (!same_start(a.ids, a.logits) && !same_start(a.weights, a.logits) &&
+                              !same_start(a.ids, a.weights) && !same_start(a.ids, a.x) && !same_start(a.weights, a.x)),
+            "moe_router: an output aliases the input or another output");
+    do_moe_router(a);
 }
 
 void Backend::matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,

@@ -67,6 +67,12 @@ void Backend::do_moe_combine_shared(const Tensor& y, const Tensor& weights, cons
     add(out, shared, out);
 }
 
+void Backend::do_moe_router(const MoeRouterArgs& a) {
+    const Product products[] = {{a.router, a.logits, a.router_bias}, {a.shared_gate_weight, a.shared_gate}};
+    matmul_many(a.x, std::span(products, a.shared_gate_weight ? 2 : 1));
+    moe_route(a.logits, a.k, a.ids, a.weights);
+}
+
 void Backend::do_moe_gate_up(const MoeGateUpArgs& a) {
     matmul_experts_gated(a.act, *a.gate_exps, *a.up_exps, a.n_experts, a.x, a.ids, a.up_scratch, a.out);
     matmul_gated(a.act, *a.shared_gate, *a.shared_up, a.x, a.shared_up_scratch, a.shared_out);

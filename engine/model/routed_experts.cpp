@@ -6,15 +6,13 @@ namespace ember::model {
 
 void routed_experts(Backend& be, const RoutedExpertWeights& w, int64_t n_expert, int k, Activation act,
                     const Tensor& h, const RoutedExpertScratch& s, const Tensor& out, const SharedExpert* shared) {
-    // The router and the shared expert's gate: both small products of h, one launch where a backend joins them.
-    const Product router{&w.router, s.router, w.router_bias ? &*w.router_bias : nullptr};
+    // The router, its route and the shared expert's gate: one launch where a backend joins them.
+    MoeRouterArgs router{h, &w.router, w.router_bias ? &*w.router_bias : nullptr, s.router, k, s.ids, s.weights};
     if (shared) {
-        const Product gates[] = {router, {&shared->gate_weight, shared->gate}};
-        be.matmul_many(h, gates);
-    } else {
-        be.matmul_many(h, std::span(&router, 1));
+        router.shared_gate_weight = &shared->gate_weight;
+        router.shared_gate = shared->gate;
     }
-    be.moe_route(s.router, k, s.ids, s.weights);
+    be.moe_router(router);
     if (w.gate_exps_bias) {
         // The experts' biases join before the activation, so the gated product is not fused.
         be.matmul_experts(w.gate_exps, n_expert, h, s.ids, s.gate);

@@ -80,9 +80,22 @@ struct ProductRows {
     const float* bias = nullptr;
 };
 void matvec_integer_many(const Launch& l, const ProductRows* products, int count, const void* xq, int64_t tokens);
+// A router's route (moe_router): after matvec_float_many's products, the last block of its last launch routes every
+// token's logits as moe_route does. counter: a device word that is 0 between launches (that block resets it).
+struct RouteTail {
+    unsigned* counter = nullptr;
+    Rows logits;
+    int k = 0;
+    int32_t* ids = nullptr;
+    int64_t ids_stride = 0;
+    Rows weights;
+};
+// Whether matvec_float_many routes n_experts logits in its last block.
+bool route_tail_fits(int64_t n_experts);
 // The same for F32 matrices (a router and a gate), each row summed as matvec_float sums it; up to
-// kMaxFloatMatvecTokens tokens.
-void matvec_float_many(const Launch& l, const ProductRows* products, int count, const Rows& x);
+// kMaxFloatMatvecTokens tokens; with route, also that tail.
+void matvec_float_many(const Launch& l, const ProductRows* products, int count, const Rows& x,
+                       const RouteTail* route = nullptr);
 // out[t, r] = act(w_gate[r, :] . x[t, :], w_up[r, :] . x[t, :]) for an integer type (both matrices of one type and
 // shape), up to max_matvec_tokens tokens: the sums of matvec_integer, rounded exactly as its two launches and a
 // gated_activation.

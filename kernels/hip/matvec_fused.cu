@@ -4,6 +4,7 @@
 // kernels sum it, so that a fused launch rounds exactly as the separate ones.
 #include "kernel_launch.cuh"
 #include "matvec_common.cuh"
+#include "route_rows.cuh"
 
 namespace ember::gpu_kernels {
 
@@ -61,8 +62,35 @@ __global__ void matvec_integer_many_kernel(ManyProducts a, int nb, const ActBloc
 }
 
 // matvec_float_many's kernel: F32 matrices (ManyProducts' block ranges), each row summed as matvec_float_kernel sums.
+// The launch's last block to finish (a counter of finished blocks) routes every token's logits as moe_route_kernel
+// does, reading them through to memory (other blocks wrote them), then resets the counter.
+__device__ void route_in_last_block(const RouteTail& r) {
+    __shared__ bool last;
+    __syncthreads();  // every output of this block is written
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last = atomicAdd(r.counter, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    extern __shared__ float probabilities[];  // [warps][n_experts]
+    constexpr int W = gpu::kWarpSize;
+    const int warp = static_cast<int>(threadIdx.x) / W, lane = static_cast<int>(threadIdx.x) % W;
+    const int warps = static_cast<int>(blockDim.x) / W;
+    const int64_t n = r.logits.cols;
+    float* prob = probabilities + warp * n;
+    for (int64_t t = warp; t < r.logits.rows; t += warps) {
+        const volatile float* row = r.logits.data + t * r.logits.stride;
+        for (int64_t e = lane; e < n; e += W) prob[e] = row[e];
+        route_row(prob, n, r.k, prob, lane, r.ids + t * r.ids_stride, r.weights.data + t * r.weights.stride);
+    }
+    if (threadIdx.x == 0) *r.counter = 0;
+}
+
 template <int NT, int LPR>
-__global__ void matvec_float_many_kernel(ManyProducts a, int64_t cols, const float* x, int64_t x_stride) {
+__global__ void matvec_float_many_kernel(ManyProducts a, int64_t cols, const float* x, int64_t x_stride,
+                                         RouteTail route) {
     int m = 0;
     const int64_t row = many_row<LPR>(a, m);
     prefetch_many_rows<LPR>(a, m);
@@ -71,6 +99,7 @@ __global__ void matvec_float_many_kernel(ManyProducts a, int64_t cols, const flo
     float acc[NT] = {};
     if (row < a.rows[m]) float_row<kF32, NT, LPR>(a.w[m] + row * a.row_stride[m], cols, x, x_stride, lane, acc);
     store_row_sums<NT, LPR>(acc, lane, row, a.rows[m], a.out[m], a.out_stride[m], a.bias[m]);
+    if (route.counter) route_in_last_block(route);
 }
 
 constexpr int kMoeDownThreads = 128;
@@ -188,16 +217,33 @@ void matvec_integer_many(const Launch& l, const ProductRows* products, int count
     });
 }
 
-void matvec_float_many(const Launch& l, const ProductRows* products, int count, const Rows& x) {
+namespace {
+
+// The route tail's probabilities: a warp's n_experts floats for each warp of a block.
+size_t route_tail_bytes(int64_t n_experts) {
+    return static_cast<size_t>(kMatvecThreads / gpu::kWarpSize * n_experts) * sizeof(float);
+}
+
+}  // namespace
+
+bool route_tail_fits(int64_t n_experts) {
+    return route_tail_bytes(n_experts) <= (48 << 10);
+}
+
+void matvec_float_many(const Launch& l, const ProductRows* products, int count, const Rows& x, const RouteTail* route) {
     const int64_t chunks = (x.cols + 31) / 32;
     with_lanes(chunks, [&]<int LPR>() {
         ManyProducts a = many_products<LPR>(products, count);
         for (int64_t t0 = 0; t0 < x.rows;) {
             const int64_t run = token_run<kFloatRunTokens<kF32>>(x.rows - t0);
             advance_outputs(a, products, t0);
+            // Only the last launch routes: the runs before it have written their logits by then.
+            const bool routes = route && t0 + run == x.rows;
+            const RouteTail tail = routes ? *route : RouteTail{};
+            const size_t shared = routes ? route_tail_bytes(route->logits.cols) : 0;
             with_tokens<kFloatRunTokens<kF32>>(run, [&]<int NT>() {
-                launch_kernel(l, matvec_float_many_kernel<NT, LPR>, a.first_block[count], kMatvecThreads, 0, a, x.cols,
-                              x.data + t0 * x.stride, x.stride);
+                launch_kernel(l, matvec_float_many_kernel<NT, LPR>, a.first_block[count], kMatvecThreads, shared, a,
+                              x.cols, x.data + t0 * x.stride, x.stride, tail);
             });
             t0 += run;
         }

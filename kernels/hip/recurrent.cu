@@ -4,6 +4,7 @@
 #include "activation_blocks.cuh"
 #include "activations.cuh"
 #include "kernel_launch.cuh"
+#include "route_rows.cuh"
 
 namespace ember::gpu_kernels {
 
@@ -296,28 +297,9 @@ __global__ void deltanet_recurrent_kernel(DeltaNetStepArgs a) {
     }
 }
 
-// One warp per row of router logits (warps_per_block rows per block, each with its own n_experts probabilities in
-// shared memory): softmax over all experts, then k rounds of arg-max (ties to the lower index), then the chosen
-// probabilities renormalized. Lane j owns experts j, j + W, ...: only it reads or writes their probabilities, so the
-// warp needs no barrier; the shuffles of each round agree on the winner in every lane.
+// One warp per row of router logits (kMaxRouteWarps rows per block, each with its own n_experts probabilities in
+// shared memory): route_rows.cuh's route_row.
 constexpr int kMaxRouteWarps = 4;
-
-__device__ __forceinline__ int shuffle_xor_int(int v, int mask) {
-    return __float_as_int(gpu::shuffle_xor(__int_as_float(v), mask));
-}
-
-// The warp's largest v and its index idx (ties to the lower index), in every lane.
-__device__ __forceinline__ void warp_argmax(float& v, int& idx) {
-#pragma unroll
-    for (int mask = gpu::kWarpSize / 2; mask > 0; mask >>= 1) {
-        const float ov = gpu::shuffle_xor(v, mask);
-        const int oi = shuffle_xor_int(idx, mask);
-        if (ov > v || (ov == v && oi < idx)) {
-            v = ov;
-            idx = oi;
-        }
-    }
-}
 
 __global__ void moe_route_kernel(const float* logits, int64_t ls, int64_t rows, int64_t n_experts, int k, int32_t* ids,
                                  int64_t ids_stride, float* weights, int64_t ws) {
@@ -327,41 +309,8 @@ __global__ void moe_route_kernel(const float* logits, int64_t ls, int64_t rows, 
     const int warp = static_cast<int>(threadIdx.x) / W, lane = static_cast<int>(threadIdx.x) % W;
     const int64_t t = static_cast<int64_t>(blockIdx.x) * (blockDim.x / W) + warp;
     if (t >= rows) return;
-    float* prob = probabilities + warp * n_experts;
-    const float* row = logits + t * ls;
-    float m = -INFINITY;
-    for (int64_t e = lane; e < n_experts; e += W) m = fmaxf(m, row[e]);
-    m = gpu::warp_max(m);
-    float sum = 0.0f;
-    for (int64_t e = lane; e < n_experts; e += W) {
-        prob[e] = expf(row[e] - m);
-        sum += prob[e];
-    }
-    const float inv = 1.0f / gpu::warp_sum(sum);
-    for (int64_t e = lane; e < n_experts; e += W) prob[e] *= inv;
-    for (int round = 0; round < k; ++round) {
-        float v = -INFINITY;
-        int idx = 0x7fffffff;
-        for (int64_t e = lane; e < n_experts; e += W)
-            if (prob[e] > v) {  // strictly greater: the lowest index of a tie stays
-                v = prob[e];
-                idx = static_cast<int>(e);
-            }
-        warp_argmax(v, idx);
-        // No expert left above -inf (NaN logits): an id outside the range, which the expert products read as zero.
-        const bool found = idx < n_experts;
-        if (lane == 0) {  // the chosen probability waits in its weight's place for the renormalization
-            ids[t * ids_stride + round] = idx;
-            weights[t * ws + round] = found ? v : 0.0f;
-        }
-        if (found && idx % W == lane) prob[idx] = -INFINITY;
-    }
-    if (lane == 0) {
-        float total = 0.0f;
-        for (int j = 0; j < k; ++j) total += weights[t * ws + j];
-        total = fmaxf(total, 6.1035e-5f);
-        for (int j = 0; j < k; ++j) weights[t * ws + j] /= total;
-    }
+    route_row(logits + t * ls, n_experts, k, probabilities + warp * n_experts, lane, ids + t * ids_stride,
+              weights + t * ws);
 }
 
 // moe_route_kernel with each lane's probabilities in registers (NPL per lane: n_experts <= NPL * W, k <= W): the same

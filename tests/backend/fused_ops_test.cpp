@@ -168,6 +168,69 @@ TEST_P(FusedOps, GatedProductsRoundAsTheirParts) {
     }
 }
 
+// The router, its route and the shared expert's gate in one call against matmul_many and moe_route: expert counts
+// of one and of several warps' width, token counts of one launch and of several (20), with and without a bias and a
+// shared expert's gate.
+TEST_P(FusedOps, MoeRouterRoutesAsItsParts) {
+    const int64_t cols = 96;
+    for (int64_t experts : {8, 70, 256}) {
+        const int k = experts == 8 ? 2 : 8;
+        const Tensor router = upload_f32(experts, cols, random(experts * cols));
+        const Tensor bias = upload_f32(1, experts, random(experts));
+        const Tensor gate_w = upload_f32(1, cols, random(cols));
+        for (int64_t tokens : {1, 5, 13, 20}) {
+            for (bool extras : {false, true}) {
+                const std::string what = std::to_string(experts) + " experts, " + std::to_string(tokens) + " tokens" +
+                                         (extras ? ", bias and shared gate" : "");
+                const Tensor x = upload_f32(tokens, cols, random(tokens * cols, 2.0f));
+                MoeRouterArgs a{x,
+                                &router,
+                                extras ? &bias : nullptr,
+                                output(TensorType::F32, tokens, experts),
+                                k,
+                                output(TensorType::I32, tokens, k),
+                                output(TensorType::F32, tokens, k)};
+                if (extras) {
+                    a.shared_gate_weight = &gate_w;
+                    a.shared_gate = output(TensorType::F32, tokens, 1);
+                }
+                backend_->moe_router(a);
+
+                const Tensor logits = output(TensorType::F32, tokens, experts),
+                             ids = output(TensorType::I32, tokens, k);
+                const Tensor weights = output(TensorType::F32, tokens, k), gate = output(TensorType::F32, tokens, 1);
+                const Product products[] = {{&router, logits, extras ? &bias : nullptr}, {&gate_w, gate}};
+                backend_->matmul_many(x, std::span(products, extras ? 2 : 1));
+                backend_->moe_route(logits, k, ids, weights);
+                expect_identical(download(a.logits), download(logits), what + ", logits");
+                expect_identical(download(a.weights), download(weights), what + ", weights");
+                std::vector<int32_t> got(static_cast<size_t>(tokens * k)), want(got.size());
+                backend_->read(a.ids, std::as_writable_bytes(std::span(got)));
+                backend_->read(ids, std::as_writable_bytes(std::span(want)));
+                EXPECT_EQ(got, want) << what << ", ids";
+                if (extras) expect_identical(download(a.shared_gate), download(gate), what + ", shared gate");
+            }
+        }
+    }
+    const Tensor router = upload_f32(8, cols, random(8 * cols)), x = upload_f32(2, cols, random(2 * cols));
+    MoeRouterArgs a{x,
+                    &router,
+                    nullptr,
+                    output(TensorType::F32, 2, 8),
+                    2,
+                    output(TensorType::I32, 2, 2),
+                    output(TensorType::F32, 2, 2)};
+    MoeRouterArgs bad = a;
+    bad.k = 9;
+    EXPECT_THROW(backend_->moe_router(bad), Error);  // more experts per token than experts
+    bad = a;
+    bad.weights = bad.logits;
+    EXPECT_THROW(backend_->moe_router(bad), Error);  // weights alias the logits
+    bad = a;
+    bad.router = nullptr;
+    EXPECT_THROW(backend_->moe_router(bad), Error);
+}
+
 // The routed and the shared experts' gated products in one call against matmul_experts_gated and matmul_gated, for
 // the decode types, a shared expert as wide as a routed one and a wider one, and token counts a GPU joins (1, 5, 8)
 // and composes (13).

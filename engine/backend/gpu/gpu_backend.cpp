@@ -278,6 +278,55 @@ void GpuBackend::do_matmul_many(const Tensor& x, std::span<const Product> produc
     }
 }
 
+unsigned* GpuBackend::route_counter() {
+    if (!route_counter_) {
+        route_counter_ = std::make_unique<DeviceBuffer>(ctx_, sizeof(unsigned));
+        check(gpu::memset_async(static_cast<GpuBuffer&>(*route_counter_).device(), 0, sizeof(unsigned),
+                                ctx_->launch.stream),
+              "clearing the router's counter");
+    }
+    return reinterpret_cast<unsigned*>(static_cast<GpuBuffer&>(*route_counter_).device());
+}
+
+void GpuBackend::do_moe_router(const MoeRouterArgs& a) {
+    const Product router{a.router, a.logits, a.router_bias}, gate{a.shared_gate_weight, a.shared_gate};
+    // F32 routers of decode and verify batches route in the last block of their product's launch.
+    const bool joined = many_kind(router, a.x) == ManyKind::f32 &&
+                        (!a.shared_gate_weight || many_kind(gate, a.x) == ManyKind::f32) &&
+                        gk::route_tail_fits(a.logits.cols);
+    if (!joined) return Backend::do_moe_router(a);
+    const gk::Rows xv = f32_rows(a.x, "moe_router input");
+    const int count = a.shared_gate_weight ? 2 : 1;
+    gk::ProductRows rows[2];
+    for (int m = 0; m < count; ++m) {
+        const Product& p = m == 0 ? router : gate;
+        rows[m].w = weights_of(*p.w, "moe_router weights");
+        rows[m].out = f32_rows(p.out, "moe_router output");
+        if (p.bias) rows[m].bias = f32_rows(*p.bias, "moe_router bias").data;
+        counters_.weight_bytes += static_cast<uint64_t>(p.w->rows) * p.w->row_stride;
+    }
+    if (a.x.rows == 0) return;
+    gk::RouteTail tail;
+    tail.counter = route_counter();
+    tail.logits = rows[0].out;
+    tail.k = a.k;
+    tail.ids = reinterpret_cast<int32_t*>(device_data(a.ids, "moe_router ids"));
+    tail.ids_stride = static_cast<int64_t>(a.ids.row_stride / 4);
+    tail.weights = f32_rows(a.weights, "moe_router weights output");
+    // The ids as rows of floats' width, for the overlap test of record_writes.
+    const gk::Rows id_rows{reinterpret_cast<float*>(tail.ids), a.ids.rows, a.ids.cols, tail.ids_stride};
+    std::vector<uint64_t> key =
+        launch_key("moe_router", xv, count, a.k, tail.ids, tail.ids_stride, tail.weights, tail.counter);
+    for (int m = 0; m < count; ++m) {
+        key_words(key, rows[m].w);
+        key_words(key, rows[m].out);
+        key_words(key, rows[m].bias);
+    }
+    record_writes(std::move(key),
+                  [=](const gk::Launch& l, const std::byte*) { gk::matvec_float_many(l, rows, count, xv, &tail); },
+                  {rows[0].out, rows[1].out, id_rows, tail.weights});
+}
+
 void GpuBackend::do_matmul_experts(const Tensor& w, int64_t n_experts, const Tensor& x, const Tensor& ids,
                                    const Tensor& out) {
     const int64_t rows = w.rows / n_experts;

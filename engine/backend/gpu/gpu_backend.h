@@ -109,6 +109,7 @@ protected:
     // composed.
     void do_moe_down_combine(const MoeDownArgs& a) override;
     void do_moe_gate_up(const MoeGateUpArgs& a) override;
+    void do_moe_router(const MoeRouterArgs& a) override;
 
 private:
     enum Scratch { kActivations, kAttention, kExpertGroups, kMoeDownBlocks, kSplitProducts, kScratchKinds };
@@ -148,9 +149,11 @@ private:
     void record_norm(std::vector<uint64_t> key, LaunchFn fn, const gpu_kernels::Rows& out, std::byte* q8_1);
     void record_conv1d(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out, bool silu);
     size_t stage(const void* data, size_t n) { return ctx_->steps->stage(data, n); }
+    unsigned* route_counter();
 
     std::shared_ptr<GpuContext> ctx_;
     std::unique_ptr<Buffer> scratch_[kScratchKinds];
+    std::unique_ptr<Buffer> route_counter_;  // moe_router's count of finished blocks, 0 between launches
     gpu_kernels::Rows quantized_;  // the rows whose blocks the activation scratch holds (data nullptr: none)
     BackendCounters counters_;
     WeightStats weight_stats_;

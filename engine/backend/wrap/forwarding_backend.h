@@ -165,6 +165,10 @@ protected:
         before_operation();
         inner_->moe_gate_up(a);
     }
+    void do_moe_router(const MoeRouterArgs& a) override {
+        before_operation();
+        inner_->moe_router(a);
+    }
     void do_convert(const Tensor& x, const Tensor& out) override {
         before_operation();
         inner_->convert(x, out);
