@@ -162,6 +162,12 @@ struct MoeDownArgs {
     Tensor shared_gate;  // [T, 1]: the gate's logit
     Tensor shared_out;   // scratch [T, cols]
     Tensor out;          // [T, cols]
+    // The residual norm after the block (norm non-null): residual [T, cols] += out, then norm_out = rms_norm(residual)
+    // * norm, as add_rms_norm(residual, out, *norm, norm_eps, norm_out).
+    const Tensor* norm = nullptr;  // [cols]
+    Tensor residual;
+    float norm_eps = 0.0f;
+    Tensor norm_out;
 };
 
 // The recurrent Gated DeltaNet core of a decode or verify batch (Backend::deltanet_recurrent). rule.q, rule.k and
@@ -294,7 +300,7 @@ public:
     // The end of a mixture-of-experts block, as the plain operations
     //   matmul_experts(*down, n_experts, act, ids, y);
     //   matmul(*shared_down, shared_act, shared_out); moe_combine_shared(y, weights, shared_out, shared_gate, out)
-    //   (without a shared expert: moe_combine(y, weights, out)).
+    //   (without a shared expert: moe_combine(y, weights, out)), and with a norm add_rms_norm(residual, out, ...).
     // y, shared_out and shared_gate are scratch (their contents afterwards are unspecified: a backend that fuses the
     // steps ignores them, so no op allocates); out aliases none of the other tensors.
     void moe_down_combine(const MoeDownArgs& a);

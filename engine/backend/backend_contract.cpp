@@ -471,6 +471,13 @@ void Backend::moe_down_combine(const MoeDownArgs& a) {
                   same_start(a.out, a.shared_gate);
     }
     require(a.out.rows == 0 || !aliased, "moe_down_combine: out must not alias the other tensors");
+    if (a.norm) {
+        require_rms_norm(a.residual, *a.norm, a.norm_out, op);
+        require_same_shape(a.residual, a.out, op);
+        require(a.out.rows == 0 || (!same_start(a.norm_out, a.residual) && !same_start(a.norm_out, a.out) &&
+                                    !same_start(a.residual, a.out)),
+                "moe_down_combine: the residual, the norm's output and out must not alias");
+    }
     do_moe_down_combine(a);
 }
 

@@ -80,9 +80,13 @@ void Backend::do_moe_gate_up(const MoeGateUpArgs& a) {
 
 void Backend::do_moe_down_combine(const MoeDownArgs& a) {
     matmul_experts(*a.down, a.n_experts, a.act, a.ids, a.y);
-    if (!a.shared_down) return moe_combine(a.y, a.weights, a.out);
-    matmul(*a.shared_down, a.shared_act, a.shared_out);
-    moe_combine_shared(a.y, a.weights, a.shared_out, a.shared_gate, a.out);
+    if (!a.shared_down) {
+        moe_combine(a.y, a.weights, a.out);
+    } else {
+        matmul(*a.shared_down, a.shared_act, a.shared_out);
+        moe_combine_shared(a.y, a.weights, a.shared_out, a.shared_gate, a.out);
+    }
+    if (a.norm) add_rms_norm(a.residual, a.out, *a.norm, a.norm_eps, a.norm_out);
 }
 
 }  // namespace ember

@@ -106,7 +106,8 @@ void Qwen35MoeModel::gated_deltanet(Qwen35State& st, const Qwen35Layer& l, const
     be.matmul(d.wout, o, out);
 }
 
-void Qwen35MoeModel::moe(Qwen35State& st, const MoeWeights& m, const Tensor& h, int64_t n, const Tensor& out) const {
+void Qwen35MoeModel::moe(Qwen35State& st, const MoeWeights& m, const Tensor& h, int64_t n, const Tensor& out,
+                         const ResidualNorm* then) const {
     Qwen35Activations& act = st.act;
     const int64_t used = hp_.n_expert_used;
     const RoutedExpertScratch scratch{act.router.row_range(0, n),         act.expert_ids.row_range(0, n),
@@ -115,7 +116,8 @@ void Qwen35MoeModel::moe(Qwen35State& st, const MoeWeights& m, const Tensor& h, 
     // The shared expert, scaled by a per-token sigmoid gate (§5.5 step 5).
     const SharedExpert shared{m.shared, m.shared_gate, act.sh_up.row_range(0, n), act.sh_gate.row_range(0, n),
                               act.sh_out.row_range(0, n), act.shared_scale.row_range(0, n)};
-    routed_experts(backend_, m.routed, hp_.n_expert, static_cast<int>(used), Activation::silu, h, scratch, out, &shared);
+    routed_experts(backend_, m.routed, hp_.n_expert, static_cast<int>(used), Activation::silu, h, scratch, out, &shared,
+                   then);
 }
 
 void Qwen35MoeModel::forward(SequenceState& base, const ForwardRequest& request, std::vector<float>& logits) const {
@@ -149,12 +151,14 @@ void Qwen35MoeModel::forward(SequenceState& base, const ForwardRequest& request,
         else
             gated_attention(st, l, h, n, h2);
         be.add_rms_norm(x, h2, l.post_attention_norm, hp_.eps, h);
-        moe(st, l.moe, h, n, h2);
         if (il + 1 == w_.layers.size()) {
+            moe(st, l.moe, h, n, h2);
             be.add(x, h2, x);
             break;
         }
-        be.add_rms_norm(x, h2, w_.layers[il + 1].attn_norm, hp_.eps, h);
+        // The block ends with the residual add and the next layer's input norm.
+        const ResidualNorm next{x, w_.layers[il + 1].attn_norm, hp_.eps, h};
+        moe(st, l.moe, h, n, h2, &next);
         capture.at_layer(be, static_cast<int64_t>(il + 1), x);
     }
     st.end_batch(n);

@@ -47,7 +47,8 @@ private:
     void gated_attention(Qwen35State& st, const Qwen35Layer& l, const Tensor& h, int64_t n, const Tensor& out) const;
     void gated_deltanet(Qwen35State& st, const Qwen35Layer& l, const Tensor& h, int64_t n, bool recurrent_form,
                         const Tensor& out) const;
-    void moe(Qwen35State& st, const MoeWeights& m, const Tensor& h, int64_t n, const Tensor& out) const;
+    void moe(Qwen35State& st, const MoeWeights& m, const Tensor& h, int64_t n, const Tensor& out,
+             const ResidualNorm* then = nullptr) const;
     // The request's embedded rows into x and its M-RoPE positions into the state (after begin_batch).
     void take_image_rows(Qwen35State& st, const ForwardRequest& request, int64_t n, const Tensor& x) const;
     Backend& backend_;

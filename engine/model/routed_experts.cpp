@@ -4,8 +4,9 @@
 
 namespace ember::model {
 
-void routed_experts(Backend& be, const RoutedExpertWeights& w, int64_t n_expert, int k, Activation act,
-                    const Tensor& h, const RoutedExpertScratch& s, const Tensor& out, const SharedExpert* shared) {
+void routed_experts(Backend& be, const RoutedExpertWeights& w, int64_t n_expert, int k, Activation act, const Tensor& h,
+                    const RoutedExpertScratch& s, const Tensor& out, const SharedExpert* shared,
+                    const ResidualNorm* then) {
     // The router, its route and the shared expert's gate: one launch where a backend joins them.
     MoeRouterArgs router{h, &w.router, w.router_bias ? &*w.router_bias : nullptr, s.router, k, s.ids, s.weights};
     if (shared) {
@@ -35,13 +36,25 @@ void routed_experts(Backend& be, const RoutedExpertWeights& w, int64_t n_expert,
         down.shared_out = shared->out;
     }
     down.out = out;
-    if (!w.down_exps_bias) return be.moe_down_combine(down);
+    if (!w.down_exps_bias) {
+        if (then) {
+            down.norm = &then->norm;
+            down.residual = then->residual;
+            down.norm_eps = then->eps;
+            down.norm_out = then->out;
+        }
+        return be.moe_down_combine(down);
+    }
     // gpt-oss: the experts' down biases join before the weighted sum.
     be.matmul_experts(w.down_exps, n_expert, s.gate, s.ids, s.down);
     be.add_expert_bias(*w.down_exps_bias, s.ids, s.down);
-    if (!shared) return be.moe_combine(s.down, s.weights, out);
-    be.matmul(shared->ffn.down, shared->act, shared->out);
-    be.moe_combine_shared(s.down, s.weights, shared->out, shared->gate, out);
+    if (!shared) {
+        be.moe_combine(s.down, s.weights, out);
+    } else {
+        be.matmul(shared->ffn.down, shared->act, shared->out);
+        be.moe_combine_shared(s.down, s.weights, shared->out, shared->gate, out);
+    }
+    if (then) be.add_rms_norm(then->residual, out, then->norm, then->eps, then->out);
 }
 
 }  // namespace ember::model

@@ -37,12 +37,21 @@ struct SharedExpert {
     Tensor up, act, out, gate;
 };
 
+// The residual add and norm after the block (the next layer's input norm): residual += out, then
+// out = rms_norm(residual) * norm, as Backend::add_rms_norm; a backend may end the block's last launch with it.
+struct ResidualNorm {
+    Tensor residual;
+    const Tensor& norm;
+    float eps;
+    Tensor out;
+};
+
 // out[t] = sum_j weights[t, j] * E_{ids[t, j]}(h[t]) (+ the shared expert's term): a softmax over all experts'
 // logits, the k most probable renormalized (the same as a softmax over the k largest logits),
-// E(h) = down(act(gate h, up h)). out may alias h. The products that read h run back to back, so that a backend
-// prepares h once for all of them.
-void routed_experts(Backend& be, const RoutedExpertWeights& w, int64_t n_expert, int k, Activation act,
-                    const Tensor& h, const RoutedExpertScratch& s, const Tensor& out,
-                    const SharedExpert* shared = nullptr);
+// E(h) = down(act(gate h, up h)), then `then` if given. out and then->out may alias h. The products that read h run
+// back to back, so that a backend prepares h once for all of them.
+void routed_experts(Backend& be, const RoutedExpertWeights& w, int64_t n_expert, int k, Activation act, const Tensor& h,
+                    const RoutedExpertScratch& s, const Tensor& out, const SharedExpert* shared = nullptr,
+                    const ResidualNorm* then = nullptr);
 
 }  // namespace ember::model

@@ -4,6 +4,7 @@
 #include "activation_blocks.cuh"
 #include "activations.cuh"
 #include "kernel_launch.cuh"
+#include "norm_rows.cuh"
 
 namespace ember::gpu_kernels {
 
@@ -103,27 +104,13 @@ __global__ void rms_norm_kernel(const float* x, int64_t xs, const float* w, cons
     }
 }
 
-// One block per row: x += y, then out = rms_norm(x) * w with rms_norm_kernel's sums (the same rounding as an add
-// and an rms_norm launch).
+// One block per row: add_rms_norm_row (the same rounding as an add and an rms_norm launch).
 __global__ void add_rms_norm_kernel(float* x, int64_t xs, const float* y, int64_t ys, const float* w, float eps,
                                     float* out, int64_t os, int64_t cols, ActBlock* q8_1) {
     gpu::join_prior_grid();
     const int64_t r = blockIdx.x;
-    float* in = x + r * xs;
-    const float* add = y + r * ys;
-    float sum = 0.0f;
-    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
-        const float v = in[c] + add[c];
-        in[c] = v;
-        sum += v * v;
-    }
-    sum = block_sum(sum);
-    const float inv = 1.0f / sqrtf(sum / static_cast<float>(cols) + eps);
-    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
-        const float v = in[c] * inv * w[c];
-        out[r * os + c] = v;
-        if (q8_1) quantize_activation_block(v, static_cast<int>(c % 32), q8_1 + (r * cols + c) / 32);
-    }
+    add_rms_norm_row(x + r * xs, y + r * ys, w, eps, out + r * os, cols, q8_1 ? q8_1 + r * cols / 32 : nullptr,
+                     static_cast<int>(blockDim.x));
 }
 
 // One block per row; each run of head_dim elements normalized separately (one warp per head at a time).
@@ -206,13 +193,6 @@ __global__ void layer_norm_kernel(const float* x, int64_t xs, const float* w, co
     for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) spread += (in[c] - mean) * (in[c] - mean);
     const float inv = 1.0f / sqrtf(block_sum(spread) / static_cast<float>(cols) + eps);
     for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) out[r * os + c] = (in[c] - mean) * inv * w[c] + b[c];
-}
-
-// Threads of the RMS norms' blocks: about two values each, so that a decode step's one-row norm is a short chain
-// (every RMS norm launches this way, so a fused norm and its parts sum alike).
-unsigned norm_threads(int64_t cols) {
-    const int64_t half = (cols / 2 + gpu::kWarpSize - 1) / gpu::kWarpSize * gpu::kWarpSize;
-    return static_cast<unsigned>(half < 2 * gpu::kWarpSize ? 2 * gpu::kWarpSize : half > 1024 ? 1024 : half);
 }
 
 }  // namespace

@@ -134,9 +134,21 @@ void matvec_experts_float(const Launch& l, const Weights& w, int64_t n_experts, 
 // type and cols; k plus the shared expert are at most kMaxMoeDownInputs.
 inline constexpr int kMaxMoeDownInputs = 10;
 size_t moe_down_blocks_bytes(int64_t tokens, int k, int64_t cols, bool shared);
+// The residual norm after a product (norm non-null in moe_down_combine): the launch's last block then makes
+// x[t] += out[t]; norm_out[t] = rms_norm(x[t]) * weight (with q8_1: also its Q8_1 blocks) as add_rms_norm does.
+// counter: a device word that is 0 between launches (that block resets it).
+struct NormTail {
+    unsigned* counter = nullptr;
+    Rows x;
+    const float* weight = nullptr;
+    float eps = 0.0f;
+    Rows out;
+    void* q8_1 = nullptr;
+};
 void moe_down_combine(const Launch& l, const Weights& down, int64_t n_experts, const Rows& act, bool act_per_slot,
                       const int32_t* ids, int k, const Rows& weights, const Weights* shared_down,
-                      const Rows& shared_act, const Rows& gate, const Rows& out, void* blocks);
+                      const Rows& shared_act, const Rows& gate, const Rows& out, void* blocks,
+                      const NormTail* norm = nullptr);
 // A verify batch of an integer type: the slots grouped by expert (scratch: expert_group_bytes), each expert's rows
 // read once per tile of kMatvecExpertTileSlots of its slots; the same sums as matvec_experts_integer.
 void matvec_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts, const void* xq, bool x_per_slot,

@@ -3,7 +3,9 @@
 // matvec_float_many) and the end of a mixture-of-experts block (moe_down_combine), each row summed as matvec.cu's
 // kernels sum it, so that a fused launch rounds exactly as the separate ones.
 #include "kernel_launch.cuh"
+#include "launch_tail.cuh"
 #include "matvec_common.cuh"
+#include "norm_rows.cuh"
 #include "route_rows.cuh"
 
 namespace ember::gpu_kernels {
@@ -62,18 +64,9 @@ __global__ void matvec_integer_many_kernel(ManyProducts a, int nb, const ActBloc
 }
 
 // matvec_float_many's kernel: F32 matrices (ManyProducts' block ranges), each row summed as matvec_float_kernel sums.
-// The launch's last block to finish (a counter of finished blocks) routes every token's logits as moe_route_kernel
-// does, reading them through to memory (other blocks wrote them), then resets the counter.
+// The launch's last block routes every token's logits as moe_route_kernel does.
 __device__ void route_in_last_block(const RouteTail& r) {
-    __shared__ bool last;
-    __syncthreads();  // every output of this block is written
-    if (threadIdx.x == 0) {
-        __threadfence();
-        last = atomicAdd(r.counter, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
+    if (!last_block_of_launch(r.counter)) return;
     extern __shared__ float probabilities[];  // [warps][n_experts]
     constexpr int W = gpu::kWarpSize;
     const int warp = static_cast<int>(threadIdx.x) / W, lane = static_cast<int>(threadIdx.x) % W;
@@ -85,7 +78,19 @@ __device__ void route_in_last_block(const RouteTail& r) {
         for (int64_t e = lane; e < n; e += W) prob[e] = row[e];
         route_row(prob, n, r.k, prob, lane, r.ids + t * r.ids_stride, r.weights.data + t * r.weights.stride);
     }
-    if (threadIdx.x == 0) *r.counter = 0;
+    release_tail_counter(r.counter);
+}
+
+// The launch's last block adds every token's output row to its residual row and normalizes it as add_rms_norm does.
+__device__ void norm_in_last_block(const NormTail& n, const float* sums, int64_t sums_stride, int64_t tokens) {
+    if (!last_block_of_launch(n.counter)) return;
+    const int threads = norm_threads(n.x.cols);
+    for (int64_t t = 0; t < tokens; ++t) {
+        const volatile float* y = sums + t * sums_stride;
+        add_rms_norm_row(n.x.data + t * n.x.stride, y, n.weight, n.eps, n.out.data + t * n.out.stride, n.x.cols,
+                         n.q8_1 ? static_cast<ActBlock*>(n.q8_1) + t * n.x.cols / 32 : nullptr, threads);
+    }
+    release_tail_counter(n.counter);
 }
 
 template <int NT, int LPR>
@@ -129,7 +134,7 @@ template <int T, int LPR>
 __global__ void moe_down_combine_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int64_t n_experts, int nb,
                                         const ActBlock* xq, const int32_t* ids, int k, const float* weights,
                                         int64_t weights_stride, const uint8_t* shared_w, const float* gate,
-                                        int64_t gate_stride, float* out, int64_t out_stride) {
+                                        int64_t gate_stride, float* out, int64_t out_stride, NormTail norm) {
     if (shared_w && blockIdx.y == 0) prefetch_block_rows<LPR>(shared_w, row_stride, rows);
     gpu::join_prior_grid();
     const int64_t t = blockIdx.y;
@@ -171,6 +176,7 @@ __global__ void moe_down_combine_kernel(const uint8_t* w, size_t row_stride, int
     }
     if (shared_w) sum = combine_shared(sum, shared_sum + 0.0f, gate[t * gate_stride]);
     if (lane == 0 && row < rows) out[t * out_stride + row] = sum;
+    if (norm.counter) norm_in_last_block(norm, out, out_stride, gridDim.y);
 }
 
 // The kernels' view of `count` products, with each matrix's block range for blocks of kMatvecThreads / LPR rows.
@@ -256,7 +262,7 @@ size_t moe_down_blocks_bytes(int64_t tokens, int k, int64_t cols, bool shared) {
 
 void moe_down_combine(const Launch& l, const Weights& down, int64_t n_experts, const Rows& act, bool act_per_slot,
                       const int32_t* ids, int k, const Rows& weights, const Weights* shared_down,
-                      const Rows& shared_act, const Rows& gate, const Rows& out, void* blocks) {
+                      const Rows& shared_act, const Rows& gate, const Rows& out, void* blocks, const NormTail* norm) {
     const int nb = static_cast<int>(down.cols / 32);
     const int64_t rows = down.rows / n_experts;
     const int inputs = k + (shared_down ? 1 : 0);
@@ -272,7 +278,8 @@ void moe_down_combine(const Launch& l, const Weights& down, int64_t n_experts, c
             const dim3 grid(static_cast<unsigned>((rows + per_block - 1) / per_block), static_cast<unsigned>(out.rows));
             launch_kernel(l, moe_down_combine_kernel<T, LPR>, grid, kMoeDownThreads, 0, down.data, down.row_stride,
                           rows, n_experts, nb, xq, ids, k, weights.data, weights.stride,
-                          shared_down ? shared_down->data : nullptr, gate.data, gate.stride, out.data, out.stride);
+                          shared_down ? shared_down->data : nullptr, gate.data, gate.stride, out.data, out.stride,
+                          norm ? *norm : NormTail{});
         });
     });
 }

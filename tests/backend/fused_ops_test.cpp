@@ -306,8 +306,8 @@ TEST_P(FusedOps, MoeGateUpRoundsAsItsParts) {
 }
 
 // The end of a mixture-of-experts block against its composition (matmul_experts, matmul, moe_combine_shared or
-// moe_combine) for the decode types, with and without a shared expert, rows of 8 and 32 blocks, and token counts a GPU
-// fuses (1, 5, 8) and composes (13).
+// moe_combine, then add_rms_norm) for the decode types, with and without a shared expert and the residual norm, rows of
+// 8 and 32 blocks, and token counts a GPU fuses (1, 5, 8) and composes (13).
 TEST_P(FusedOps, MoeDownCombineRoundsAsItsParts) {
     const int64_t rows = 70, experts = 4;
     const int k = 3;
@@ -317,6 +317,7 @@ TEST_P(FusedOps, MoeDownCombineRoundsAsItsParts) {
             const std::string type = std::string(gguf::traits(wt).name) + " ffn " + std::to_string(ffn);
             const Tensor down = upload(wt, experts * rows, ffn, random(experts * rows * ffn));
             const Tensor shared_down = upload(wt, rows, ffn, random(rows * ffn));
+            const Tensor norm = upload_f32(1, rows, random(rows));
             for (int64_t tokens : {1, 5, 8, 13}) {
                 std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(experts - 1));
                 std::vector<int32_t> expert_ids(static_cast<size_t>(tokens * k));
@@ -327,7 +328,9 @@ TEST_P(FusedOps, MoeDownCombineRoundsAsItsParts) {
                 const Tensor weights = upload_f32(tokens, k, random(tokens * k));
                 const Tensor shared_act = upload_f32(tokens, ffn, random(tokens * ffn, 0.5f));
                 const std::vector<float> gate = random(tokens, 3.0f);
-                for (bool with_shared : {false, true}) {
+                const std::vector<float> residual = random(tokens * rows, 2.0f);
+                for (int variant = 0; variant < 3; ++variant) {  // plain, a shared expert, and the residual norm too
+                    const bool with_shared = variant > 0, with_norm = variant == 2;
                     MoeDownArgs a{&down, experts, act, ids, weights, output(TensorType::F32, tokens * k, rows)};
                     if (with_shared) {
                         a.shared_down = &shared_down;
@@ -336,6 +339,12 @@ TEST_P(FusedOps, MoeDownCombineRoundsAsItsParts) {
                         a.shared_out = output(TensorType::F32, tokens, rows);
                     }
                     a.out = output(TensorType::F32, tokens, rows);
+                    if (with_norm) {
+                        a.norm = &norm;
+                        a.residual = upload_f32(tokens, rows, residual);
+                        a.norm_eps = 1e-6f;
+                        a.norm_out = output(TensorType::F32, tokens, rows);
+                    }
                     backend_->moe_down_combine(a);
 
                     const Tensor y = output(TensorType::F32, tokens * k, rows), plain = output(TensorType::F32, tokens, rows);
@@ -347,9 +356,14 @@ TEST_P(FusedOps, MoeDownCombineRoundsAsItsParts) {
                     } else {
                         backend_->moe_combine(y, weights, plain);
                     }
-                    expect_identical(download(a.out), download(plain),
-                                     type + ", " + std::to_string(tokens) + " tokens" +
-                                         (with_shared ? ", shared expert" : ""));
+                    const std::string what = type + ", " + std::to_string(tokens) + " tokens" +
+                                             (with_shared ? ", shared expert" : "") + (with_norm ? ", norm" : "");
+                    expect_identical(download(a.out), download(plain), what);
+                    if (!with_norm) continue;
+                    const Tensor px = upload_f32(tokens, rows, residual), pnorm = output(TensorType::F32, tokens, rows);
+                    backend_->add_rms_norm(px, plain, norm, 1e-6f, pnorm);
+                    expect_identical(download(a.residual), download(px), what + ", residual");
+                    expect_identical(download(a.norm_out), download(pnorm), what + ", norm output");
                 }
             }
         }

@@ -278,14 +278,14 @@ void GpuBackend::do_matmul_many(const Tensor& x, std::span<const Product> produc
     }
 }
 
-unsigned* GpuBackend::route_counter() {
-    if (!route_counter_) {
-        route_counter_ = std::make_unique<DeviceBuffer>(ctx_, sizeof(unsigned));
-        check(gpu::memset_async(static_cast<GpuBuffer&>(*route_counter_).device(), 0, sizeof(unsigned),
-                                ctx_->launch.stream),
-              "clearing the router's counter");
+unsigned* GpuBackend::tail_counter(TailCounter which) {
+    constexpr size_t bytes = kTailCounters * sizeof(unsigned);
+    if (!tail_counters_) {
+        tail_counters_ = std::make_unique<DeviceBuffer>(ctx_, bytes);
+        check(gpu::memset_async(static_cast<GpuBuffer&>(*tail_counters_).device(), 0, bytes, ctx_->launch.stream),
+              "clearing the launch tails' counters");
     }
-    return reinterpret_cast<unsigned*>(static_cast<GpuBuffer&>(*route_counter_).device());
+    return reinterpret_cast<unsigned*>(static_cast<GpuBuffer&>(*tail_counters_).device()) + which;
 }
 
 void GpuBackend::do_moe_router(const MoeRouterArgs& a) {
@@ -307,7 +307,7 @@ void GpuBackend::do_moe_router(const MoeRouterArgs& a) {
     }
     if (a.x.rows == 0) return;
     gk::RouteTail tail;
-    tail.counter = route_counter();
+    tail.counter = tail_counter(kRouteTail);
     tail.logits = rows[0].out;
     tail.k = a.k;
     tail.ids = reinterpret_cast<int32_t*>(device_data(a.ids, "moe_router ids"));
@@ -558,13 +558,31 @@ void GpuBackend::do_moe_down_combine(const MoeDownArgs& a) {
     const int64_t n_experts = a.n_experts;
     const gk::Weights shared_key = sv.value_or(gk::Weights{});
     auto* blocks = scratch(kMoeDownBlocks, gk::moe_down_blocks_bytes(tokens, k, dv.cols, sv.has_value()));
+    gk::NormTail norm;
+    const bool with_norm = a.norm != nullptr;
+    if (with_norm) {
+        // The residual add and the norm after the block end its launch.
+        norm.counter = tail_counter(kNormTail);
+        norm.x = f32_rows(a.residual, "moe_down_combine residual");
+        norm.weight = f32_rows(*a.norm, "moe_down_combine norm weight").data;
+        norm.eps = a.norm_eps;
+        norm.out = f32_rows(a.norm_out, "moe_down_combine norm output");
+        norm.q8_1 = norm_output_blocks(norm.out);
+    }
     record_product(dv, ov,
                    launch_key("moe_down_combine", dv, n_experts, xv, per_slot, idv, k, wv, shared_key, sav, gv, ov,
-                              blocks),
+                              blocks, norm.counter, norm.x, norm.weight, norm.eps, norm.out, norm.q8_1),
                    [=](const gk::Launch& l, const std::byte*) {
                        gk::moe_down_combine(l, dv, n_experts, xv, per_slot, idv, k, wv, sv ? &*sv : nullptr, sav, gv,
-                                            ov, blocks);
+                                            ov, blocks, with_norm ? &norm : nullptr);
                    });
+    if (with_norm) {
+        if (overlaps(norm.x, quantized_)) quantized_ = {};
+        if (norm.q8_1)
+            quantized_ = norm.out;
+        else if (overlaps(norm.out, quantized_))
+            quantized_ = {};
+    }
 }
 
 std::unique_ptr<GpuBackend> make_gpu_backend(const GpuBackendOptions& options) {

@@ -149,11 +149,13 @@ private:
     void record_norm(std::vector<uint64_t> key, LaunchFn fn, const gpu_kernels::Rows& out, std::byte* q8_1);
     void record_conv1d(const Tensor& x, const Tensor& weight, const Tensor& state, const Tensor& out, bool silu);
     size_t stage(const void* data, size_t n) { return ctx_->steps->stage(data, n); }
-    unsigned* route_counter();
+    // The launch tails' counters of finished blocks (kernels/hip/launch_tail.cuh), 0 between launches.
+    enum TailCounter { kRouteTail, kNormTail, kTailCounters };
+    unsigned* tail_counter(TailCounter which);
 
     std::shared_ptr<GpuContext> ctx_;
     std::unique_ptr<Buffer> scratch_[kScratchKinds];
-    std::unique_ptr<Buffer> route_counter_;  // moe_router's count of finished blocks, 0 between launches
+    std::unique_ptr<Buffer> tail_counters_;
     gpu_kernels::Rows quantized_;  // the rows whose blocks the activation scratch holds (data nullptr: none)
     BackendCounters counters_;
     WeightStats weight_stats_;
