@@ -315,6 +315,11 @@ public:
     //   with a shared expert), then moe_route(logits, k, ids, weights)
     // in one call, so that a backend may route in the router product's launch. No output aliases x or another.
     void moe_router(const MoeRouterArgs& a);
+    // A sub-layer's output projection, then the residual add and the norm after it, as the plain operations
+    //   matmul(w, x, out, bias); add_rms_norm(residual, out, norm, eps, norm_out)
+    // in one call, so that a backend may end the product's launch with the norm. No output aliases another or x.
+    void matmul_add_rms_norm(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias,
+                             const Tensor& residual, const Tensor& norm, float eps, const Tensor& norm_out);
 
     virtual BackendCounters counters() const { return {}; }
     // out (F32/F16/BF16/Q8_0 rows) = x converted.
@@ -325,7 +330,8 @@ protected:
     // engine/backend/backend_contract.cpp (shapes, types, lengths, aliasing). An implementation checks only what is
     // its own (a type or size its device cannot handle). The fused operations (do_matmul_gated,
     // do_matmul_experts_gated, do_add_rms_norm, do_conv1d_causal_silu, do_deltanet_gates, do_moe_combine_shared,
-    // do_moe_down_combine, do_moe_gate_up, do_moe_router, do_matmul_many, do_deltanet_recurrent)
+    // do_moe_down_combine, do_moe_gate_up, do_moe_router, do_matmul_add_rms_norm, do_matmul_many,
+    // do_deltanet_recurrent)
     // default to the plain operations they stand for (backend_fused_defaults.cpp).
     virtual void do_write(const Tensor& dst, std::span<const std::byte> src) = 0;
     virtual void do_read(const Tensor& src, std::span<std::byte> dst) = 0;
@@ -371,6 +377,8 @@ protected:
     virtual void do_moe_down_combine(const MoeDownArgs& a);
     virtual void do_moe_gate_up(const MoeGateUpArgs& a);
     virtual void do_moe_router(const MoeRouterArgs& a);
+    virtual void do_matmul_add_rms_norm(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias,
+                                        const Tensor& residual, const Tensor& norm, float eps, const Tensor& norm_out);
     virtual void do_convert(const Tensor& x, const Tensor& out) = 0;
 };
 

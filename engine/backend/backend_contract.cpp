@@ -391,6 +391,18 @@ void Backend::moe_route(const Tensor& logits, int k, const Tensor& ids, const Te
     do_moe_route(logits, k, ids, weights);
 }
 
+void Backend::matmul_add_rms_norm(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias,
+                                  const Tensor& residual, const Tensor& norm, float eps, const Tensor& norm_out) {
+    constexpr const char* op = "matmul_add_rms_norm";
+    require_matmul(w, x, out, bias, op);
+    require_rms_norm(residual, norm, norm_out, op);
+    require_same_shape(residual, out, op);
+    require(x.rows == 0 || (!same_start(out, x) && !same_start(norm_out, out) && !same_start(norm_out, residual) &&
+                            !same_start(residual, out) && !same_start(residual, x)),
+            "matmul_add_rms_norm: an output aliases the input or another output");
+    do_matmul_add_rms_norm(w, x, out, bias, residual, norm, eps, norm_out);
+}
+
 void Backend::moe_router(const MoeRouterArgs& a) {
     constexpr const char* op = "moe_router";
     require(a.router != nullptr, "moe_router: no router weights");

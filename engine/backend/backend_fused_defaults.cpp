@@ -67,6 +67,12 @@ void Backend::do_moe_combine_shared(const Tensor& y, const Tensor& weights, cons
     add(out, shared, out);
 }
 
+void Backend::do_matmul_add_rms_norm(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias,
+                                     const Tensor& residual, const Tensor& norm, float eps, const Tensor& norm_out) {
+    matmul(w, x, out, bias);
+    add_rms_norm(residual, out, norm, eps, norm_out);
+}
+
 void Backend::do_moe_router(const MoeRouterArgs& a) {
     const Product products[] = {{a.router, a.logits, a.router_bias}, {a.shared_gate_weight, a.shared_gate}};
     matmul_many(a.x, std::span(products, a.shared_gate_weight ? 2 : 1));

@@ -30,8 +30,8 @@ void bind_attention(WeightBinder& w, const std::string& b, const AttentionShape&
     }
 }
 
-void attention_block(Backend& be, const AttentionWeights& a, const AttentionPlacement& at, float eps,
-                     const Tensor& h, const AttentionScratch& s, const Tensor& out) {
+void attention_block(Backend& be, const AttentionWeights& a, const AttentionPlacement& at, float eps, const Tensor& h,
+                     const AttentionScratch& s, const Tensor& out, const ResidualNorm* then) {
     const int64_t hd = at.params.head_dim;
     const Product qkv[] = {{&a.wq, a.gated_output ? s.q_gate : s.q, bias(a.bq)}, {&a.wk, s.k, bias(a.bk)},
                            {&a.wv, s.v, bias(a.bv)}};
@@ -52,8 +52,11 @@ void attention_block(Backend& be, const AttentionWeights& a, const AttentionPlac
     params.sinks = bias(a.sinks);
     be.attention(s.q, *at.k_cache, *at.v_cache, at.n_kv, at.query_rows, params, s.attn);
     if (a.gated_output) be.mul(s.attn, s.gate, s.attn);
+    if (then && !a.out_norm)
+        return be.matmul_add_rms_norm(a.wo, s.attn, out, bias(a.bo), then->residual, then->norm, then->eps, then->out);
     be.matmul(a.wo, s.attn, out, bias(a.bo));
     if (a.out_norm) be.rms_norm(out, *a.out_norm, eps, out);
+    if (then) be.add_rms_norm(then->residual, out, then->norm, then->eps, then->out);
 }
 
 void store_attention_kv(Backend& be, const AttentionWeights& a, const AttentionPlacement& at, float eps,

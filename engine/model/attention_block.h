@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backend/backend.h"
+#include "model/residual_norm.h"
 #include "model/weight_binder.h"
 
 namespace ember::model {
@@ -62,9 +63,9 @@ struct AttentionPlacement {
 };
 
 // out = Wo·attn(rope(q_norm(Wq h)), rope(k_norm(Wk h)), Wv h) for the normed rows h, with the layer's biases, output
-// gate and output norm. out may alias h.
-void attention_block(Backend& be, const AttentionWeights& a, const AttentionPlacement& at, float eps,
-                     const Tensor& h, const AttentionScratch& s, const Tensor& out);
+// gate and output norm, then `then` if given. out and then->out may alias h.
+void attention_block(Backend& be, const AttentionWeights& a, const AttentionPlacement& at, float eps, const Tensor& h,
+                     const AttentionScratch& s, const Tensor& out, const ResidualNorm* then = nullptr);
 
 // Only the keys and values of the rows g into the cache (the DFlash draft's injected context): Wk, Wv, k_norm, RoPE.
 void store_attention_kv(Backend& be, const AttentionWeights& a, const AttentionPlacement& at, float eps,

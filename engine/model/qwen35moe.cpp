@@ -35,7 +35,7 @@ std::unique_ptr<SequenceState> Qwen35MoeModel::create_state(const StateOptions& 
 }
 
 void Qwen35MoeModel::gated_attention(Qwen35State& st, const Qwen35Layer& l, const Tensor& h, int64_t n,
-                                     const Tensor& out) const {
+                                     const Tensor& out, const ResidualNorm* then) const {
     Qwen35Activations& act = st.act;
     const AttentionScratch scratch{act.q.row_range(0, n),    act.k.row_range(0, n),      act.v.row_range(0, n),
                                    act.attn.row_range(0, n), act.attn_p.row_range(0, n), act.gate.row_range(0, n)};
@@ -55,11 +55,11 @@ void Qwen35MoeModel::gated_attention(Qwen35State& st, const Qwen35Layer& l, cons
     const int64_t hd = hp_.head_dim;
     at.params = {static_cast<int>(hp_.n_head), static_cast<int>(hp_.n_head_kv), static_cast<int>(hd),
                  1.0f / std::sqrt(static_cast<float>(hd))};
-    attention_block(backend_, l.attn, at, hp_.eps, h, scratch, out);
+    attention_block(backend_, l.attn, at, hp_.eps, h, scratch, out, then);
 }
 
 void Qwen35MoeModel::gated_deltanet(Qwen35State& st, const Qwen35Layer& l, const Tensor& h, int64_t n,
-                                    bool recurrent_form, const Tensor& out) const {
+                                    bool recurrent_form, const Tensor& out, const ResidualNorm* then) const {
     Backend& be = backend_;
     const DeltaNetWeights& d = l.deltanet;
     Qwen35Activations& act = st.act;
@@ -103,6 +103,7 @@ void Qwen35MoeModel::gated_deltanet(Qwen35State& st, const Qwen35Layer& l, const
         be.delta_rule(args);
         be.rms_norm_gated(o.reshaped(hp_.d_v), d.norm, z.reshaped(hp_.d_v), hp_.eps, o.reshaped(hp_.d_v));
     }
+    if (then) return be.matmul_add_rms_norm(d.wout, o, out, nullptr, then->residual, then->norm, then->eps, then->out);
     be.matmul(d.wout, o, out);
 }
 
@@ -146,11 +147,12 @@ void Qwen35MoeModel::forward(SequenceState& base, const ForwardRequest& request,
     }
     for (size_t il = 0; il < w_.layers.size(); ++il) {
         const Qwen35Layer& l = w_.layers[il];
+        // Each sub-layer ends with the residual add and the norm after it.
+        const ResidualNorm post{x, l.post_attention_norm, hp_.eps, h};
         if (l.recurrent)
-            gated_deltanet(st, l, h, n, recurrent_form, h2);
+            gated_deltanet(st, l, h, n, recurrent_form, h2, &post);
         else
-            gated_attention(st, l, h, n, h2);
-        be.add_rms_norm(x, h2, l.post_attention_norm, hp_.eps, h);
+            gated_attention(st, l, h, n, h2, &post);
         if (il + 1 == w_.layers.size()) {
             moe(st, l.moe, h, n, h2);
             be.add(x, h2, x);
@@ -220,8 +222,8 @@ void Qwen35Mtp::forward(SequenceState& base, std::span<const int32_t> tokens, st
     be.rms_norm(h, m.hnorm, hp.eps, cat.column_range(e, e));
     be.matmul(m.eh_proj, cat, x);
     be.rms_norm(x, m.layer.attn_norm, hp.eps, h);
-    model_.gated_attention(st, m.layer, h, n, h2);
-    be.add_rms_norm(x, h2, m.layer.post_attention_norm, hp.eps, h);
+    const ResidualNorm post{x, m.layer.post_attention_norm, hp.eps, h};
+    model_.gated_attention(st, m.layer, h, n, h2, &post);
     model_.moe(st, m.layer.moe, h, n, h2);
     be.add(x, h2, x);
     st.end_batch(n);

@@ -44,9 +44,11 @@ public:
 private:
     friend class Qwen35Mtp;
     // One block's parts, on rows [0, n) of the state's activations; `out` receives the mixer's or MoE's output.
-    void gated_attention(Qwen35State& st, const Qwen35Layer& l, const Tensor& h, int64_t n, const Tensor& out) const;
+    // Each mixer ends with `then` if given (the residual add and the norm after it).
+    void gated_attention(Qwen35State& st, const Qwen35Layer& l, const Tensor& h, int64_t n, const Tensor& out,
+                         const ResidualNorm* then = nullptr) const;
     void gated_deltanet(Qwen35State& st, const Qwen35Layer& l, const Tensor& h, int64_t n, bool recurrent_form,
-                        const Tensor& out) const;
+                        const Tensor& out, const ResidualNorm* then = nullptr) const;
     void moe(Qwen35State& st, const MoeWeights& m, const Tensor& h, int64_t n, const Tensor& out,
              const ResidualNorm* then = nullptr) const;
     // The request's embedded rows into x and its M-RoPE positions into the state (after begin_batch).

@@ -8,6 +8,7 @@
 
 #include "backend/backend.h"
 #include "model/gated_ffn.h"
+#include "model/residual_norm.h"
 
 namespace ember::model {
 
@@ -35,15 +36,6 @@ struct SharedExpert {
     const GatedFfnWeights& ffn;
     const Tensor& gate_weight;  // [n_embd] (one row)
     Tensor up, act, out, gate;
-};
-
-// The residual add and norm after the block (the next layer's input norm): residual += out, then
-// out = rms_norm(residual) * norm, as Backend::add_rms_norm; a backend may end the block's last launch with it.
-struct ResidualNorm {
-    Tensor residual;
-    const Tensor& norm;
-    float eps;
-    Tensor out;
 };
 
 // out[t] = sum_j weights[t, j] * E_{ids[t, j]}(h[t]) (+ the shared expert's term): a softmax over all experts'

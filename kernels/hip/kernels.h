@@ -60,6 +60,17 @@ struct TypedRows {
 // Activations as blocks of 32 int8 with their scale (Q8_1 style: d and d * sum of the codes).
 size_t q8_1_bytes(int64_t rows, int64_t cols);
 void quantize_q8_1(const Launch& l, const Rows& x, void* out);
+// The residual norm after a product (moe_down_combine, matvec_integer): the last block of the product's (last)
+// launch makes x[t] += y[t] (y: the product's output, every token's); out[t] = rms_norm(x[t]) * weight, and with q8_1
+// also its Q8_1 blocks, as add_rms_norm does. counter: a device word that is 0 between launches (that block resets it).
+struct NormTail {
+    unsigned* counter = nullptr;
+    Rows x, y;
+    const float* weight = nullptr;
+    float eps = 0.0f;
+    Rows out;
+    void* q8_1 = nullptr;
+};
 // Mat x vec: out[t, r] = w[r, :] . x[t, :] (+ bias[r]), for any number of tokens in runs that read the weights once
 // each (16 tokens on the integer path, 8 on the float path). It beats the tiled products up to
 // max_matvec_tokens(type) tokens: 32 for the integer types (activations quantized once, quantize_q8_1), 16 for the
@@ -69,7 +80,7 @@ inline int64_t max_matvec_tokens(uint32_t type, int64_t cols) {
     return has_integer_matvec(type) && cols % 32 == 0 ? kMaxIntegerMatvecTokens : kMaxFloatMatvecTokens;
 }
 void matvec_integer(const Launch& l, const Weights& w, const void* xq, int64_t tokens, const Rows& out,
-                    const float* bias);
+                    const float* bias, const NormTail* norm = nullptr);
 void matvec_float(const Launch& l, const Weights& w, const Rows& x, const Rows& out, const float* bias);
 // Products of one input in one launch: out_i = w_i . x (+ bias_i) for up to kMaxManyProducts matrices of integer
 // types (each its own) and x's row length, every row summed as matvec_integer sums it; tokens as matvec_integer.
@@ -134,17 +145,6 @@ void matvec_experts_float(const Launch& l, const Weights& w, int64_t n_experts, 
 // type and cols; k plus the shared expert are at most kMaxMoeDownInputs.
 inline constexpr int kMaxMoeDownInputs = 10;
 size_t moe_down_blocks_bytes(int64_t tokens, int k, int64_t cols, bool shared);
-// The residual norm after a product (norm non-null in moe_down_combine): the launch's last block then makes
-// x[t] += out[t]; norm_out[t] = rms_norm(x[t]) * weight (with q8_1: also its Q8_1 blocks) as add_rms_norm does.
-// counter: a device word that is 0 between launches (that block resets it).
-struct NormTail {
-    unsigned* counter = nullptr;
-    Rows x;
-    const float* weight = nullptr;
-    float eps = 0.0f;
-    Rows out;
-    void* q8_1 = nullptr;
-};
 void moe_down_combine(const Launch& l, const Weights& down, int64_t n_experts, const Rows& act, bool act_per_slot,
                       const int32_t* ids, int k, const Rows& weights, const Weights* shared_down,
                       const Rows& shared_act, const Rows& gate, const Rows& out, void* blocks,

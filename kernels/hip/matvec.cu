@@ -13,6 +13,7 @@
 #include "expert_tiles.cuh"
 #include "kernel_launch.cuh"
 #include "matvec_common.cuh"
+#include "norm_rows.cuh"
 
 namespace ember::gpu_kernels {
 
@@ -30,7 +31,7 @@ __global__ void quantize_q8_1_kernel(const float* x, int64_t rows, int64_t cols,
 
 template <int T, int NT, int LPR>
 __global__ void matvec_integer_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int nb, const ActBlock* x,
-                                      float* out, int64_t out_stride, const float* bias) {
+                                      float* out, int64_t out_stride, const float* bias, NormTail norm) {
     prefetch_block_rows<LPR>(w, row_stride, rows);
     gpu::join_prior_grid();
     const int lane = row_lane<LPR>();
@@ -38,6 +39,7 @@ __global__ void matvec_integer_kernel(const uint8_t* w, size_t row_stride, int64
     float acc[NT] = {};
     if (row < rows) integer_row<T, NT, LPR>(w + row * row_stride, nb, x, nb, lane, acc);
     store_row_sums<NT, LPR>(acc, lane, row, rows, out, out_stride, bias);
+    if (norm.counter) add_rms_norm_in_last_block(norm);
 }
 
 // Gate row and up row of a gated product against NT tokens, walked together; each sum in integer_row's order, so the
@@ -253,17 +255,19 @@ void quantize_q8_1(const Launch& l, const Rows& x, void* out) {
 }
 
 void matvec_integer(const Launch& l, const Weights& w, const void* xq, int64_t tokens, const Rows& out,
-                    const float* bias) {
+                    const float* bias, const NormTail* norm) {
     const int nb = static_cast<int>(w.cols / 32);
     const auto* x = static_cast<const ActBlock*>(xq);
     for (int64_t t0 = 0; t0 < tokens;) {
         const int64_t run = token_run<kIntegerRunTokens>(tokens - t0);
+        // Only the last launch ends with the norm: the runs before it have written their rows by then.
+        const NormTail tail = norm && t0 + run == tokens ? *norm : NormTail{};
         dispatch_integer_type(w.type, [&]<int T>() {
             with_lanes(nb, [&]<int LPR>() {
                 with_tokens<kIntegerRunTokens>(run, [&]<int NT>() {
                     const unsigned grid = static_cast<unsigned>((w.rows + kMatvecThreads / LPR - 1) / (kMatvecThreads / LPR));
                     launch_kernel(l, matvec_integer_kernel<T, NT, LPR>, grid, kMatvecThreads, 0, w.data, w.row_stride,
-                                  w.rows, nb, x + t0 * nb, out.data + t0 * out.stride, out.stride, bias);
+                                  w.rows, nb, x + t0 * nb, out.data + t0 * out.stride, out.stride, bias, tail);
                 });
             });
         });

@@ -81,18 +81,6 @@ __device__ void route_in_last_block(const RouteTail& r) {
     release_tail_counter(r.counter);
 }
 
-// The launch's last block adds every token's output row to its residual row and normalizes it as add_rms_norm does.
-__device__ void norm_in_last_block(const NormTail& n, const float* sums, int64_t sums_stride, int64_t tokens) {
-    if (!last_block_of_launch(n.counter)) return;
-    const int threads = norm_threads(n.x.cols);
-    for (int64_t t = 0; t < tokens; ++t) {
-        const volatile float* y = sums + t * sums_stride;
-        add_rms_norm_row(n.x.data + t * n.x.stride, y, n.weight, n.eps, n.out.data + t * n.out.stride, n.x.cols,
-                         n.q8_1 ? static_cast<ActBlock*>(n.q8_1) + t * n.x.cols / 32 : nullptr, threads);
-    }
-    release_tail_counter(n.counter);
-}
-
 template <int NT, int LPR>
 __global__ void matvec_float_many_kernel(ManyProducts a, int64_t cols, const float* x, int64_t x_stride,
                                          RouteTail route) {
@@ -176,7 +164,7 @@ __global__ void moe_down_combine_kernel(const uint8_t* w, size_t row_stride, int
     }
     if (shared_w) sum = combine_shared(sum, shared_sum + 0.0f, gate[t * gate_stride]);
     if (lane == 0 && row < rows) out[t * out_stride + row] = sum;
-    if (norm.counter) norm_in_last_block(norm, out, out_stride, gridDim.y);
+    if (norm.counter) add_rms_norm_in_last_block(norm);
 }
 
 // The kernels' view of `count` products, with each matrix's block range for blocks of kMatvecThreads / LPR rows.

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // One row's residual add and RMS norm by one block (add_rms_norm_row), shared by add_rms_norm's kernel and by the
-// product kernels that end with it (moe_down_combine), so that both round alike bit for bit.
+// product kernels that end with it (moe_down_combine, matvec_integer), so that both round alike bit for bit.
 #pragma once
 
 #include <cstdint>
 
 #include "activation_blocks.cuh"
 #include "gpu_device.cuh"
+#include "kernels.h"
+#include "launch_tail.cuh"
 
 namespace ember::gpu_kernels {
 
@@ -49,6 +51,19 @@ __device__ void add_rms_norm_row(float* x, Y y, const float* w, float eps, float
         out[c] = v;
         if (q8_1) quantize_activation_block(v, static_cast<int>(c % 32), q8_1 + c / 32);
     }
+}
+
+// A product kernel's end (NormTail): its launch's last block adds every token's output row to its residual row and
+// normalizes it as add_rms_norm's launch does.
+__device__ __forceinline__ void add_rms_norm_in_last_block(const NormTail& n) {
+    if (!last_block_of_launch(n.counter)) return;
+    const int threads = norm_threads(n.x.cols);
+    for (int64_t t = 0; t < n.x.rows; ++t) {
+        const volatile float* y = n.y.data + t * n.y.stride;
+        add_rms_norm_row(n.x.data + t * n.x.stride, y, n.weight, n.eps, n.out.data + t * n.out.stride, n.x.cols,
+                         n.q8_1 ? static_cast<ActBlock*>(n.q8_1) + t * n.x.cols / 32 : nullptr, threads);
+    }
+    release_tail_counter(n.counter);
 }
 
 }  // namespace ember::gpu_kernels

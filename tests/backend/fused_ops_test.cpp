@@ -168,6 +168,43 @@ TEST_P(FusedOps, GatedProductsRoundAsTheirParts) {
     }
 }
 
+// A product and the residual norm after it in one call against matmul and add_rms_norm: the decode types (which a
+// GPU joins up to its mat x vec's token count), F32 (composed), rows of 8 and 64 blocks, and token counts of one
+// launch and of several (20) and past the mat x vec (40).
+TEST_P(FusedOps, MatmulAddRmsNormRoundsAsItsParts) {
+    const int64_t rows = 300;
+    for (TensorType wt : {TensorType::Q8_0, TensorType::Q4_0_ROCMFP4, TensorType::Q4_0_ROCMFP4_FAST, TensorType::F32}) {
+        for (int64_t cols : {256, 2048}) {
+            const std::string type = std::string(gguf::traits(wt).name) + " cols " + std::to_string(cols);
+            const Tensor w = upload(wt, rows, cols, random(rows * cols));
+            const Tensor norm = upload_f32(1, rows, random(rows));
+            for (int64_t tokens : {1, 5, 20, 40}) {
+                const std::string what = type + ", " + std::to_string(tokens) + " tokens";
+                const Tensor x = upload_f32(tokens, cols, random(tokens * cols));
+                const std::vector<float> residual = random(tokens * rows, 2.0f);
+                const Tensor out = output(TensorType::F32, tokens, rows), r = upload_f32(tokens, rows, residual);
+                const Tensor norm_out = output(TensorType::F32, tokens, rows);
+                backend_->matmul_add_rms_norm(w, x, out, nullptr, r, norm, 1e-6f, norm_out);
+
+                const Tensor pout = output(TensorType::F32, tokens, rows), pr = upload_f32(tokens, rows, residual);
+                const Tensor pnorm = output(TensorType::F32, tokens, rows);
+                backend_->matmul(w, x, pout);
+                backend_->add_rms_norm(pr, pout, norm, 1e-6f, pnorm);
+                expect_identical(download(out), download(pout), what + ", product");
+                expect_identical(download(r), download(pr), what + ", residual");
+                expect_identical(download(norm_out), download(pnorm), what + ", norm output");
+            }
+        }
+    }
+    const Tensor w = upload(TensorType::Q8_0, 64, 64, random(64 * 64)), x = upload_f32(2, 64, random(128));
+    const Tensor out = output(TensorType::F32, 2, 64), r = upload_f32(2, 64, random(128));
+    const Tensor norm = upload_f32(1, 64, random(64));
+    EXPECT_THROW(backend_->matmul_add_rms_norm(w, x, out, nullptr, r, norm, 1e-6f, out), Error);  // norm_out aliases
+    EXPECT_THROW(backend_->matmul_add_rms_norm(w, x, out, nullptr, upload_f32(2, 63, random(126)), norm, 1e-6f,
+                                               output(TensorType::F32, 2, 64)),
+                 Error);  // the residual's shape differs from the product's
+}
+
 // The router, its route and the shared expert's gate in one call against matmul_many and moe_route: expert counts
 // of one and of several warps' width, token counts of one launch and of several (20), with and without a bias and a
 // shared expert's gate.

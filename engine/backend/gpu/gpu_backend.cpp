@@ -236,6 +236,50 @@ ManyKind many_kind(const Product& p, const Tensor& x) {
 
 }  // namespace
 
+gk::NormTail GpuBackend::norm_tail(const Tensor& residual, const gk::Rows& y, const Tensor& norm, float eps,
+                                   const Tensor& out, const char* op) {
+    gk::NormTail t;
+    t.counter = tail_counter(kNormTail);
+    t.x = f32_rows(residual, op);
+    t.y = y;
+    t.weight = f32_rows(norm, op).data;
+    t.eps = eps;
+    t.out = f32_rows(out, op);
+    t.q8_1 = norm_output_blocks(t.out);
+    return t;
+}
+
+void GpuBackend::after_norm_tail(const gk::NormTail& t) {
+    if (overlaps(t.x, quantized_)) quantized_ = {};
+    if (t.q8_1)
+        quantized_ = t.out;
+    else if (overlaps(t.out, quantized_))
+        quantized_ = {};
+}
+
+void GpuBackend::do_matmul_add_rms_norm(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias,
+                                        const Tensor& residual, const Tensor& norm, float eps, const Tensor& norm_out) {
+    const auto type = static_cast<uint32_t>(w.type);
+    const bool joined =
+        x.rows > 0 && x.rows <= gk::max_matvec_tokens(type, w.cols) && w.cols % 32 == 0 && gk::has_integer_matvec(type);
+    if (!joined) return Backend::do_matmul_add_rms_norm(w, x, out, bias, residual, norm, eps, norm_out);
+    const gk::Weights wv = weights_of(w, "matmul_add_rms_norm weights");
+    const gk::Rows xv = f32_rows(x, "matmul_add_rms_norm input"), ov = f32_rows(out, "matmul_add_rms_norm output");
+    const float* bv = bias ? f32_rows(*bias, "matmul_add_rms_norm bias").data : nullptr;
+    counters_.weight_bytes += static_cast<uint64_t>(w.rows) * w.row_stride;
+    // The input's activation blocks and the norm's share the activation scratch (the norm writes its blocks after
+    // every block of the product has read the input's): sized for both first, so that neither request moves it.
+    const Buffer* before = scratch_[kActivations].get();
+    scratch(kActivations, std::max(gk::q8_1_bytes(xv.rows, xv.cols), gk::q8_1_bytes(ov.rows, ov.cols)));
+    if (scratch_[kActivations].get() != before) quantized_ = {};
+    const gk::NormTail tail = norm_tail(residual, ov, norm, eps, norm_out, "matmul_add_rms_norm norm");
+    record_on_blocks(
+        wv, xv, ov, "matvec_integer_norm",
+        [=](const gk::Launch& l, const void* xq) { gk::matvec_integer(l, wv, xq, xv.rows, ov, bv, &tail); }, bv,
+        tail.counter, tail.x, tail.weight, tail.eps, tail.out, tail.q8_1);
+    after_norm_tail(tail);
+}
+
 void GpuBackend::do_matmul_many(const Tensor& x, std::span<const Product> products) {
     for (size_t i = 0; i < products.size();) {
         const ManyKind kind = many_kind(products[i], x);
@@ -558,17 +602,11 @@ void GpuBackend::do_moe_down_combine(const MoeDownArgs& a) {
     const int64_t n_experts = a.n_experts;
     const gk::Weights shared_key = sv.value_or(gk::Weights{});
     auto* blocks = scratch(kMoeDownBlocks, gk::moe_down_blocks_bytes(tokens, k, dv.cols, sv.has_value()));
-    gk::NormTail norm;
+    // The residual add and the norm after the block end its launch.
     const bool with_norm = a.norm != nullptr;
-    if (with_norm) {
-        // The residual add and the norm after the block end its launch.
-        norm.counter = tail_counter(kNormTail);
-        norm.x = f32_rows(a.residual, "moe_down_combine residual");
-        norm.weight = f32_rows(*a.norm, "moe_down_combine norm weight").data;
-        norm.eps = a.norm_eps;
-        norm.out = f32_rows(a.norm_out, "moe_down_combine norm output");
-        norm.q8_1 = norm_output_blocks(norm.out);
-    }
+    const gk::NormTail norm = with_norm
+                                  ? norm_tail(a.residual, ov, *a.norm, a.norm_eps, a.norm_out, "moe_down_combine norm")
+                                  : gk::NormTail{};
     record_product(dv, ov,
                    launch_key("moe_down_combine", dv, n_experts, xv, per_slot, idv, k, wv, shared_key, sav, gv, ov,
                               blocks, norm.counter, norm.x, norm.weight, norm.eps, norm.out, norm.q8_1),
@@ -576,13 +614,7 @@ void GpuBackend::do_moe_down_combine(const MoeDownArgs& a) {
                        gk::moe_down_combine(l, dv, n_experts, xv, per_slot, idv, k, wv, sv ? &*sv : nullptr, sav, gv,
                                             ov, blocks, with_norm ? &norm : nullptr);
                    });
-    if (with_norm) {
-        if (overlaps(norm.x, quantized_)) quantized_ = {};
-        if (norm.q8_1)
-            quantized_ = norm.out;
-        else if (overlaps(norm.out, quantized_))
-            quantized_ = {};
-    }
+    if (with_norm) after_norm_tail(norm);
 }
 
 std::unique_ptr<GpuBackend> make_gpu_backend(const GpuBackendOptions& options) {

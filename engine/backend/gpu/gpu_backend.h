@@ -110,6 +110,8 @@ protected:
     void do_moe_down_combine(const MoeDownArgs& a) override;
     void do_moe_gate_up(const MoeGateUpArgs& a) override;
     void do_moe_router(const MoeRouterArgs& a) override;
+    void do_matmul_add_rms_norm(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias,
+                                const Tensor& residual, const Tensor& norm, float eps, const Tensor& norm_out) override;
 
 private:
     enum Scratch { kActivations, kAttention, kExpertGroups, kMoeDownBlocks, kSplitProducts, kScratchKinds };
@@ -152,6 +154,11 @@ private:
     // The launch tails' counters of finished blocks (kernels/hip/launch_tail.cuh), 0 between launches.
     enum TailCounter { kRouteTail, kNormTail, kTailCounters };
     unsigned* tail_counter(TailCounter which);
+    // A product launch's residual norm (kernels.h NormTail) over its output y, and the activation blocks' bookkeeping
+    // once it is recorded.
+    gpu_kernels::NormTail norm_tail(const Tensor& residual, const gpu_kernels::Rows& y, const Tensor& norm, float eps,
+                                    const Tensor& out, const char* op);
+    void after_norm_tail(const gpu_kernels::NormTail& t);
 
     std::shared_ptr<GpuContext> ctx_;
     std::unique_ptr<Buffer> scratch_[kScratchKinds];

@@ -169,6 +169,12 @@ protected:
         before_operation();
         inner_->moe_router(a);
     }
+    void do_matmul_add_rms_norm(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias,
+                                const Tensor& residual, const Tensor& norm, float eps,
+                                const Tensor& norm_out) override {
+        before_operation();
+        inner_->matmul_add_rms_norm(w, x, out, bias, residual, norm, eps, norm_out);
+    }
     void do_convert(const Tensor& x, const Tensor& out) override {
         before_operation();
         inner_->convert(x, out);
