@@ -10,6 +10,8 @@
 # decode steps, a 512-token prefill and a 16-token pass for each build (ncu_summary.py), AB_NCU=new for the new build
 # only.
 # AB_BACKENDS: the backends to time (default "cuda vulkan"). AB_PROFILES=0 leaves out the EMBER_GPU_PROFILE runs.
+# AB_OFF: environment settings that turn paths of the new build off (e.g. "EMBER_GPU_DEPENDENT_LAUNCHES=0
+# EMBER_GPU_JOINED_LAUNCHES=0"): each round then also times the new build with them, labelled "off".
 # Everything lands in $OUT: ab.txt (one line per run) and the JSON and profile of each run.
 set -u
 out=${OUT:-/tmp/out}
@@ -30,10 +32,11 @@ echo "file ready after $(($(date +%s) - t0)) s" | tee -a "$out/ab.txt"
 
 # One bench run of build LABEL (base or new) on BACKEND: its tokens/s and verify curve on one line.
 run() {
-    local label=$1 backend=$2 n=$3 cli=$work/bin/ember-cli
+    local label=$1 backend=$2 n=$3 cli=$work/bin/ember-cli settings=
     [ "$label" = base ] && cli=$work/base/ember-cli
+    [ "$label" = off ] && settings=${AB_OFF:-}
     local json=$out/${label}_${backend}_$n.json
-    timeout 200 "$cli" bench -m $models/strix.gguf --backend "$backend" --speculation off -p 512 -n 128 -r 2 \
+    env $settings timeout 200 "$cli" bench -m $models/strix.gguf --backend "$backend" --speculation off -p 512 -n 128 -r 2 \
         --verify-curve 16 --json >"$json" 2>"$out/${label}_${backend}_$n.err"
     python3 - "$json" "$label" "$backend" <<'PY' | tee -a "$out/ab.txt"
 import json, sys
@@ -55,6 +58,7 @@ for backend in ${AB_BACKENDS:-cuda vulkan}; do
     for n in $(seq 1 "${AB_ROUNDS:-2}"); do
         run base $backend $n
         run new $backend $n
+        [ -n "${AB_OFF:-}" ] && run off $backend $n
     done
 done
 for label in $([ "${AB_PROFILES:-1}" = 0 ] || echo base new); do

@@ -260,8 +260,8 @@ void GpuBackend::after_norm_tail(const gk::NormTail& t) {
 void GpuBackend::do_matmul_add_rms_norm(const Tensor& w, const Tensor& x, const Tensor& out, const Tensor* bias,
                                         const Tensor& residual, const Tensor& norm, float eps, const Tensor& norm_out) {
     const auto type = static_cast<uint32_t>(w.type);
-    const bool joined =
-        x.rows > 0 && x.rows <= gk::max_matvec_tokens(type, w.cols) && w.cols % 32 == 0 && gk::has_integer_matvec(type);
+    const bool joined = joined_launches_ && x.rows > 0 && x.rows <= gk::max_matvec_tokens(type, w.cols) &&
+                        w.cols % 32 == 0 && gk::has_integer_matvec(type);
     if (!joined) return Backend::do_matmul_add_rms_norm(w, x, out, bias, residual, norm, eps, norm_out);
     const gk::Weights wv = weights_of(w, "matmul_add_rms_norm weights");
     const gk::Rows xv = f32_rows(x, "matmul_add_rms_norm input"), ov = f32_rows(out, "matmul_add_rms_norm output");
@@ -335,7 +335,7 @@ unsigned* GpuBackend::tail_counter(TailCounter which) {
 void GpuBackend::do_moe_router(const MoeRouterArgs& a) {
     const Product router{a.router, a.logits, a.router_bias}, gate{a.shared_gate_weight, a.shared_gate};
     // F32 routers of decode and verify batches route in the last block of their product's launch.
-    const bool joined = many_kind(router, a.x) == ManyKind::f32 &&
+    const bool joined = joined_launches_ && many_kind(router, a.x) == ManyKind::f32 &&
                         (!a.shared_gate_weight || many_kind(gate, a.x) == ManyKind::f32) &&
                         gk::route_tail_fits(a.logits.cols);
     if (!joined) return Backend::do_moe_router(a);
@@ -552,9 +552,9 @@ void GpuBackend::do_moe_gate_up(const MoeGateUpArgs& a) {
     const int64_t tokens = a.ids.rows;
     const int k = static_cast<int>(a.ids.cols);
     // Decode and short verify batches: the shared expert's rows join the routed slots' launch.
-    const bool joined = integer_pair(gv, uv) && integer_pair(sg, su) && sg.type == gv.type && sg.cols == gv.cols &&
-                        sg.row_stride == gv.row_stride && tokens <= kPerSlotIntegerExpertTokens && a.x.rows == tokens &&
-                        tokens > 0;
+    const bool joined = joined_launches_ && integer_pair(gv, uv) && integer_pair(sg, su) && sg.type == gv.type &&
+                        sg.cols == gv.cols && sg.row_stride == gv.row_stride && tokens <= kPerSlotIntegerExpertTokens &&
+                        a.x.rows == tokens && tokens > 0;
     if (!joined) return Backend::do_moe_gate_up(a);
     const int64_t rows = a.gate_exps->rows / a.n_experts;
     const gk::Rows xv = f32_rows(a.x, "moe_gate_up input"), ov = f32_rows(a.out, "moe_gate_up output");
@@ -575,6 +575,12 @@ void GpuBackend::do_moe_gate_up(const MoeGateUpArgs& a) {
 }
 
 void GpuBackend::do_moe_down_combine(const MoeDownArgs& a) {
+    if (a.norm && !joined_launches_) {
+        MoeDownArgs block = a;
+        block.norm = nullptr;
+        do_moe_down_combine(block);
+        return add_rms_norm(a.residual, a.out, *a.norm, a.norm_eps, a.norm_out);
+    }
     const gk::Weights dv = weights_of(*a.down, "moe_down_combine down weights");
     const int64_t tokens = a.ids.rows;
     const int k = static_cast<int>(a.ids.cols);

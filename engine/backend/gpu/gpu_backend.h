@@ -10,10 +10,11 @@
 #include <string>
 #include <utility>
 
+#include "backend/backend.h"
 #include "backend/backend_operations.h"
+#include "backend/env_switch.h"
 #include "backend/gpu/gpu_key.h"
 #include "backend/gpu/step_recorder.h"
-#include "backend/backend.h"
 
 namespace ember::gpu_backend {
 
@@ -165,6 +166,9 @@ private:
     std::unique_ptr<Buffer> tail_counters_;
     gpu_kernels::Rows quantized_;  // the rows whose blocks the activation scratch holds (data nullptr: none)
     BackendCounters counters_;
+    // The fused MoE and residual-norm launches (moe_router's route, moe_gate_up's shared expert, the norm tails of
+    // moe_down_combine and matmul_add_rms_norm); EMBER_GPU_JOINED_LAUNCHES=0 composes them instead, for measuring.
+    bool joined_launches_ = env_switched_on("EMBER_GPU_JOINED_LAUNCHES");
     WeightStats weight_stats_;
     std::shared_ptr<class HostRegistry> registry_;
 };
