@@ -385,19 +385,16 @@ void conv1d_causal(const Launch& l, const Rows& x, const Rows& weight, const Row
 
 void delta_rule(const Launch& l, const DeltaRuleArgs& a) {
     const dim3 sliced(static_cast<unsigned>(a.n_v_heads), static_cast<unsigned>((a.d_v + kDeltaColumns - 1) / kDeltaColumns));
+    const auto launch = [&]<int DK>() { launch_kernel(l, delta_rule_sliced_kernel<DK>, sliced, kDeltaThreads, 0, a); };
     switch (a.d_k) {
         case 16:
-            launch_kernel(l, delta_rule_sliced_kernel<16>, sliced, kDeltaThreads, 0, a);
-            return;
+            return launch.template operator()<16>();
         case 32:
-            launch_kernel(l, delta_rule_sliced_kernel<32>, sliced, kDeltaThreads, 0, a);
-            return;
+            return launch.template operator()<32>();
         case 64:
-            launch_kernel(l, delta_rule_sliced_kernel<64>, sliced, kDeltaThreads, 0, a);
-            return;
+            return launch.template operator()<64>();
         case 128:
-            launch_kernel(l, delta_rule_sliced_kernel<128>, sliced, kDeltaThreads, 0, a);
-            return;
+            return launch.template operator()<128>();
         default: break;
     }
     const int threads = (a.d_v + 31) / 32 * 32;

@@ -22,6 +22,15 @@ protected:
         EXPECT_EQ(differ, 0u) << what << ": " << differ << " values differ from the plain operations', first at "
                               << first << " (" << fused[first] << " vs " << parts[first] << ")";
     }
+    // I32 [tokens, k] of experts drawn uniformly from [0, experts).
+    Tensor random_ids(int64_t tokens, int k, int64_t experts) {
+        std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(experts - 1));
+        std::vector<int32_t> expert_ids(static_cast<size_t>(tokens * k));
+        for (int32_t& e : expert_ids) e = pick(rng_);
+        const Tensor ids = output(TensorType::I32, tokens, k);
+        backend_->write(ids, std::as_bytes(std::span(expert_ids)));
+        return ids;
+    }
 };
 
 TEST_P(FusedOps, AddRmsNorm) {
@@ -151,11 +160,7 @@ TEST_P(FusedOps, GatedProductsRoundAsTheirParts) {
             backend_->gated_activation(Activation::silu, plain, up, plain);
             expect_identical(download(out), download(plain), type + ", " + std::to_string(tokens) + " tokens");
 
-            std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(experts - 1));
-            std::vector<int32_t> expert_ids(static_cast<size_t>(tokens * k));
-            for (int32_t& e : expert_ids) e = pick(rng_);
-            const Tensor ids = output(TensorType::I32, tokens, k);
-            backend_->write(ids, std::as_bytes(std::span(expert_ids)));
+            const Tensor ids = random_ids(tokens, k, experts);
             const Tensor eout = output(TensorType::F32, tokens * k, rows), eup = output(TensorType::F32, tokens * k, rows);
             const Tensor eplain = output(TensorType::F32, tokens * k, rows);
             backend_->matmul_experts_gated(Activation::silu, eg, eu, experts, x, ids, eup, eout);
@@ -284,11 +289,7 @@ TEST_P(FusedOps, MoeGateUpRoundsAsItsParts) {
             const Tensor sg = upload(wt, shared_rows, cols, random(shared_rows * cols));
             const Tensor su = upload(wt, shared_rows, cols, random(shared_rows * cols));
             for (int64_t tokens : {1, 5, 8, 13}) {
-                std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(experts - 1));
-                std::vector<int32_t> expert_ids(static_cast<size_t>(tokens * k));
-                for (int32_t& e : expert_ids) e = pick(rng_);
-                const Tensor ids = output(TensorType::I32, tokens, k);
-                backend_->write(ids, std::as_bytes(std::span(expert_ids)));
+                const Tensor ids = random_ids(tokens, k, experts);
                 const Tensor x = upload_f32(tokens, cols, random(tokens * cols));
                 MoeGateUpArgs a{Activation::silu,
                                 &eg,
@@ -356,11 +357,7 @@ TEST_P(FusedOps, MoeDownCombineRoundsAsItsParts) {
             const Tensor shared_down = upload(wt, rows, ffn, random(rows * ffn));
             const Tensor norm = upload_f32(1, rows, random(rows));
             for (int64_t tokens : {1, 5, 8, 13}) {
-                std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(experts - 1));
-                std::vector<int32_t> expert_ids(static_cast<size_t>(tokens * k));
-                for (int32_t& e : expert_ids) e = pick(rng_);
-                const Tensor ids = output(TensorType::I32, tokens, k);
-                backend_->write(ids, std::as_bytes(std::span(expert_ids)));
+                const Tensor ids = random_ids(tokens, k, experts);
                 const Tensor act = upload_f32(tokens * k, ffn, random(tokens * k * ffn, 0.5f));
                 const Tensor weights = upload_f32(tokens, k, random(tokens * k));
                 const Tensor shared_act = upload_f32(tokens, ffn, random(tokens * ffn, 0.5f));

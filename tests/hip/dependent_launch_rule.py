@@ -12,26 +12,24 @@ import sys
 from pathlib import Path
 
 
+def closing(text, i, pair):
+    """The index of the bracket that closes the one at text[i] (pair: "()" or "{}")."""
+    depth = 0
+    while True:
+        depth += {pair[0]: 1, pair[1]: -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+        i += 1
+
+
 def bodies(text):
     """(name, body) of every __global__ function."""
     for m in re.finditer(r"__global__\s", text):
         params = text.index("(", text.index(" ", m.end()) if "__launch_bounds__" not in text[m.end():m.end() + 40]
                             else text.index(")", m.end()) + 1)
-        depth, i = 0, params
-        while True:
-            depth += {"(": 1, ")": -1}.get(text[i], 0)
-            if depth == 0:
-                break
-            i += 1
         name = text[:params].split()[-1]
-        start = text.index("{", i)
-        depth, j = 0, start
-        while True:
-            depth += {"{": 1, "}": -1}.get(text[j], 0)
-            if depth == 0:
-                break
-            j += 1
-        yield name, text[start + 1:j]
+        start = text.index("{", closing(text, params, "()"))
+        yield name, text[start + 1:closing(text, start, "{}")]
 
 
 def main():
