@@ -135,40 +135,6 @@ __global__ void matvec_experts_integer_kernel(const uint8_t* w, size_t row_strid
     if (lane == 0 && row < rows) out[slot * out_stride + row] = sum;
 }
 
-// grid.y: a tile of at most kMatvecExpertTileSlots slots of one expert (group_expert_slots); blocks past the tile
-// count return at once. Each slot's sum is the per-slot kernel's, bit for bit.
-template <int T, int LPR>
-__global__ void matvec_experts_grouped_kernel(const uint8_t* w, size_t row_stride, int64_t rows, int nb,
-                                              const ActBlock* x, bool x_per_slot, int k, ExpertGroups groups,
-                                              float* out, int64_t out_stride) {
-    gpu::join_prior_grid();
-    constexpr int BN = kMatvecExpertTileSlots;
-    __shared__ int64_t x_row[BN], out_row[BN];
-    int expert = 0;
-    const int n = load_token_tile<BN>(groups, 0, x_per_slot, k, x_row, out_row, expert);
-    if (n == 0) return;
-    __syncthreads();
-    const int lane = row_lane<LPR>();
-    const int64_t row = lane_group_row<LPR>();
-    float acc[BN] = {};
-    if (row < rows) {
-        const uint8_t* wr = w + (static_cast<int64_t>(expert) * rows + row) * row_stride;
-        for (int b = lane; b < nb; b += LPR) {
-            const IntegerBlock wb = load_integer_block<T>(wr + static_cast<size_t>(b) * kIntegerBlockBytes<T>);
-#pragma unroll
-            for (int t = 0; t < BN; ++t)
-                if (t < n) acc[t] += integer_dot<T>(wb, x[x_row[t] * nb + b]);
-        }
-    }
-#pragma unroll
-    for (int t = 0; t < BN; ++t) {
-        if (t < n) {  // n is the same for the whole block: every lane takes part in the shuffles
-            const float sum = group_sum<LPR>(acc[t]);
-            if (lane == 0 && row < rows) out[out_row[t] * out_stride + row] = sum;
-        }
-    }
-}
-
 // --- float path --------------------------------------------------------------------------------------------------
 
 template <int T, int NT, int LPR>
@@ -201,13 +167,14 @@ __global__ void matvec_experts_float_kernel(const uint8_t* w, size_t row_stride,
     if (lane == 0 && row < rows) out[slot * out_stride + row] = sum;
 }
 
-// The gated form of matvec_experts_grouped_kernel: gate and up rows walked together as integer_row_pair walks them,
-// and each slot's pair made into act(gate, up) as matvec_experts_gated_integer_kernel makes it, bit for bit.
-template <int T, int LPR>
-__global__ void matvec_experts_gated_grouped_kernel(Gated act, const uint8_t* wg, const uint8_t* wu,
-                                                    size_t row_stride, int64_t rows, int nb, const ActBlock* x,
-                                                    bool x_per_slot, int k, ExpertGroups groups, float* out,
-                                                    int64_t out_stride) {
+// grid.y: a tile of at most kMatvecExpertTileSlots slots of one expert (group_expert_slots); blocks past the tile
+// count return at once. Each slot's sum is the per-slot kernel's, bit for bit: with GATED, gate (wg) and up (wu) rows
+// walked together as integer_row_pair walks them and each pair made into act(gate, up) as
+// matvec_experts_gated_integer_kernel makes it; else the rows of wg alone, as matvec_experts_integer_kernel sums them.
+template <int T, int LPR, bool GATED>
+__global__ void matvec_experts_grouped_kernel(Gated act, const uint8_t* wg, const uint8_t* wu, size_t row_stride,
+                                              int64_t rows, int nb, const ActBlock* x, bool x_per_slot, int k,
+                                              ExpertGroups groups, float* out, int64_t out_stride) {
     gpu::join_prior_grid();
     constexpr int BN = kMatvecExpertTileSlots;
     __shared__ int64_t x_row[BN], out_row[BN];
@@ -222,21 +189,27 @@ __global__ void matvec_experts_gated_grouped_kernel(Gated act, const uint8_t* wg
         const int64_t r = (static_cast<int64_t>(expert) * rows + row) * static_cast<int64_t>(row_stride);
         for (int b = lane; b < nb; b += LPR) {
             const IntegerBlock gb = load_integer_block<T>(wg + r + static_cast<size_t>(b) * kIntegerBlockBytes<T>);
-            const IntegerBlock ub = load_integer_block<T>(wu + r + static_cast<size_t>(b) * kIntegerBlockBytes<T>);
+            IntegerBlock ub;
+            if constexpr (GATED) ub = load_integer_block<T>(wu + r + static_cast<size_t>(b) * kIntegerBlockBytes<T>);
 #pragma unroll
             for (int t = 0; t < BN; ++t)
                 if (t < n) {
                     const ActBlock& xa = x[x_row[t] * nb + b];
                     g[t] += integer_dot<T>(gb, xa);
-                    u[t] += integer_dot<T>(ub, xa);
+                    if constexpr (GATED) u[t] += integer_dot<T>(ub, xa);
                 }
         }
     }
 #pragma unroll
     for (int t = 0; t < BN; ++t) {
         if (t < n) {  // n is the same for the whole block: every lane takes part in the shuffles
-            const float gs = group_sum<LPR>(g[t]), us = group_sum<LPR>(u[t]);
-            if (lane == 0 && row < rows) out[out_row[t] * out_stride + row] = gated(act, gs, us);
+            const float gs = group_sum<LPR>(g[t]);
+            if constexpr (GATED) {
+                const float us = group_sum<LPR>(u[t]);
+                if (lane == 0 && row < rows) out[out_row[t] * out_stride + row] = gated(act, gs, us);
+            } else {
+                if (lane == 0 && row < rows) out[out_row[t] * out_stride + row] = gs;
+            }
         }
     }
 }
@@ -371,9 +344,9 @@ void matvec_experts_grouped(const Launch& l, const Weights& w, int64_t n_experts
                             const int32_t* ids, int64_t tokens, int k, const Rows& out, void* scratch) {
     launch_grouped(l, w, n_experts, ids, tokens, k, out, scratch,
                    [&]<int T, int LPR>(dim3 grid, int nb, int64_t rows, const ExpertGroups& groups) {
-                       launch_kernel(l, matvec_experts_grouped_kernel<T, LPR>, grid, kMatvecThreads, 0, w.data,
-                                     w.row_stride, rows, nb, static_cast<const ActBlock*>(xq), x_per_slot, k, groups,
-                                     out.data, out.stride);
+                       launch_kernel(l, matvec_experts_grouped_kernel<T, LPR, false>, grid, kMatvecThreads, 0,
+                                     Gated::silu, w.data, nullptr, w.row_stride, rows, nb,
+                                     static_cast<const ActBlock*>(xq), x_per_slot, k, groups, out.data, out.stride);
                    });
 }
 
@@ -382,7 +355,7 @@ void matvec_experts_gated_grouped(const Launch& l, Gated act, const Weights& w_g
                                   int64_t tokens, int k, const Rows& out, void* scratch) {
     launch_grouped(l, w_gate, n_experts, ids, tokens, k, out, scratch,
                    [&]<int T, int LPR>(dim3 grid, int nb, int64_t rows, const ExpertGroups& groups) {
-                       launch_kernel(l, matvec_experts_gated_grouped_kernel<T, LPR>, grid, kMatvecThreads, 0, act,
+                       launch_kernel(l, matvec_experts_grouped_kernel<T, LPR, true>, grid, kMatvecThreads, 0, act,
                                      w_gate.data, w_up.data, w_gate.row_stride, rows, nb,
                                      static_cast<const ActBlock*>(xq), x_per_slot, k, groups, out.data, out.stride);
                    });

@@ -25,28 +25,23 @@ struct ManyProducts {
     int count;
 };
 
-// This thread group's matrix m (its block range holds blockIdx.x) and its row there.
+// This thread group's matrix m (its block range holds blockIdx.x) and its row there; the block's rows of that matrix
+// are asked into L2 (prefetch_block_rows), so call it before gpu::join_prior_grid().
 template <int LPR>
 __device__ __forceinline__ int64_t many_row(const ManyProducts& a, int& m) {
     m = 0;
     while (m + 1 < a.count && blockIdx.x >= a.first_block[m + 1]) ++m;
-    return static_cast<int64_t>(blockIdx.x - a.first_block[m]) * (blockDim.x / LPR) + threadIdx.x / LPR;
-}
-
-// prefetch_block_rows for this block's rows of matrix m.
-template <int LPR>
-__device__ __forceinline__ void prefetch_many_rows(const ManyProducts& a, int m) {
     const int64_t per_block = blockDim.x / LPR, first = static_cast<int64_t>(blockIdx.x - a.first_block[m]) * per_block;
     const int64_t n = a.rows[m] - first < per_block ? a.rows[m] - first : per_block;
     if (threadIdx.x == 0 && n > 0)
         gpu::prefetch_l2(a.w[m] + first * a.row_stride[m], static_cast<size_t>(n) * a.row_stride[m]);
+    return first + threadIdx.x / LPR;
 }
 
 template <int NT, int LPR>
 __global__ void matvec_integer_many_kernel(ManyProducts a, int nb, const ActBlock* x) {
     int m = 0;
     const int64_t row = many_row<LPR>(a, m);
-    prefetch_many_rows<LPR>(a, m);
     gpu::join_prior_grid();
     const int lane = row_lane<LPR>();
     float acc[NT] = {};
@@ -86,7 +81,6 @@ __global__ void matvec_float_many_kernel(ManyProducts a, int64_t cols, const flo
                                          RouteTail route) {
     int m = 0;
     const int64_t row = many_row<LPR>(a, m);
-    prefetch_many_rows<LPR>(a, m);
     gpu::join_prior_grid();
     const int lane = row_lane<LPR>();
     float acc[NT] = {};
