@@ -47,7 +47,7 @@ float normalized(uint in_row, uint r, uint head, uint i, float inv) {
     float y = (p.mode == 4u ? residual[in_row + i] : x[in_row + i]) * inv * w[p.w_off + i];
     if (p.mode == 2u) {
         const float g = z[p.z_off + r * p.z_stride + head + i];
-        y *= g / (1.0 + exp(-g));
+        y *= silu(g);
     }
     return y;
 }

@@ -74,7 +74,7 @@ QString EngineController::backendName() const {
     // "cpu (avx2, 2 threads)" -> "CPU (AVX2, 2 threads)"; "vulkan (...)" -> "Vulkan (...)".
     QString name = m_status.backend;
     if (name.isEmpty()) return name;
-    for (const char* acronym : {"cpu", "cuda", "hip", "avx2", "avx512", "neon"})
+    for (const char* acronym : {"cpu", "cuda", "hip", "avx2", "avx-vnni", "avx512", "neon"})
         name.replace(QRegularExpression(QStringLiteral("\\b%1\\b").arg(QLatin1String(acronym))),
                      QString::fromLatin1(acronym).toUpper());
     return name.left(1).toUpper() + name.mid(1);

@@ -23,8 +23,9 @@ int thread_count(const CpuBackendOptions& options) {
 CpuBackend::CpuBackend(const CpuBackendOptions& options) : isa_(cpu::best_isa()), pool_(thread_count(options)) {}
 
 std::string CpuBackend::name() const {
-    return std::string("cpu (") + (isa_ == cpu::Isa::avx2 ? "avx2" : "scalar") + ", " +
-           std::to_string(pool_.size()) + " threads)";
+    // The block kernels' instruction set as they run it: AVX2, with AVX-VNNI's dot products where they take them.
+    const char* isa = isa_ != cpu::Isa::avx2 ? "scalar" : cpu::avxvnni_wanted() ? "avx2, avx-vnni" : "avx2";
+    return std::string("cpu (") + isa + ", " + std::to_string(pool_.size()) + " threads)";
 }
 
 std::unique_ptr<Buffer> CpuBackend::allocate(size_t bytes) { return std::make_unique<HostBuffer>(bytes); }
