@@ -28,7 +28,11 @@ Rectangle {
             font.pointSize: 9
             color: Theme.mutedText
             elide: Text.ElideRight
-            Layout.maximumWidth: 320
+            // The model's name and the device's reason give way when the line is short of room (never growing past
+            // their text), so that the backend, the context and the state stay whole.
+            Layout.fillWidth: true
+            Layout.minimumWidth: 60
+            Layout.maximumWidth: Math.min(320, implicitWidth)
             Accessible.name: qsTr("Model: ") + text
         }
         Label {
@@ -52,7 +56,9 @@ Rectangle {
             font.pointSize: 9
             color: Theme.faintText
             elide: Text.ElideRight
-            Layout.maximumWidth: 300
+            Layout.fillWidth: true
+            Layout.minimumWidth: 40
+            Layout.maximumWidth: Math.min(300, implicitWidth)
             Accessible.name: qsTr("Device: ") + text
         }
         RowLayout {

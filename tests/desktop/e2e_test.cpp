@@ -261,6 +261,16 @@ TEST(DesktopEndToEnd, ChatThinkImageStopRegenerateRestart) {
         EXPECT_TRUE(reason->property("text").toString().contains(QStringLiteral("GPU")))
             << reason->property("text").toString().toStdString();
         EXPECT_EQ(app->engine()->deviceReason(), reason->property("text").toString());
+        // In a narrow window nothing on the line is cut off at the edge: the device reason is what gives way.
+        const int wide = app->window()->width();
+        app->window()->setWidth(1000);
+        pumpEvents(100);
+        for (const char* name : {"statusContext", "statusState"}) {
+            QQuickItem* item = findItem(app->window(), QString::fromLatin1(name));
+            ASSERT_TRUE(item) << name;
+            EXPECT_LE(item->mapToScene(QPointF(item->width(), 0)).x(), app->window()->width()) << name;
+        }
+        app->window()->setWidth(wide);
         EXPECT_EQ(app->settings()->backend(), QStringLiteral("auto"));
         EXPECT_EQ(app->engine()->backendChoices().value(0), QStringLiteral("auto")) << "Automatic comes first";
         EXPECT_TRUE(app->engine()->backendLabels().value(0).startsWith(QStringLiteral("Automatic")));
