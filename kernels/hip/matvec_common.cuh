@@ -154,11 +154,13 @@ __device__ __forceinline__ int64_t lane_group_row() {
     return static_cast<int64_t>(blockIdx.x) * (blockDim.x / LPR) + threadIdx.x / LPR;
 }
 
-// The weight rows of this block's lane groups asked into L2 by its first thread. Kernels whose weights do not depend
-// on the grid before them call it before gpu::join_prior_grid(), so that their reads start while that grid runs.
+// The weight rows of block `block`'s lane groups (this block's own by default) asked into L2 by its first thread.
+// Kernels whose weights do not depend on the grid before them call it before gpu::join_prior_grid(), so that their
+// reads start while that grid runs.
 template <int LPR>
-__device__ __forceinline__ void prefetch_block_rows(const uint8_t* w, size_t row_stride, int64_t rows) {
-    const int64_t per_block = blockDim.x / LPR, first = static_cast<int64_t>(blockIdx.x) * per_block;
+__device__ __forceinline__ void prefetch_block_rows(const uint8_t* w, size_t row_stride, int64_t rows,
+                                                    int64_t block = blockIdx.x) {
+    const int64_t per_block = blockDim.x / LPR, first = block * per_block;
     const int64_t n = rows - first < per_block ? rows - first : per_block;
     if (threadIdx.x == 0 && n > 0) gpu::prefetch_l2(w + first * row_stride, static_cast<size_t>(n) * row_stride);
 }

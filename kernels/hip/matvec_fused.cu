@@ -31,11 +31,9 @@ template <int LPR>
 __device__ __forceinline__ int64_t many_row(const ManyProducts& a, int& m) {
     m = 0;
     while (m + 1 < a.count && blockIdx.x >= a.first_block[m + 1]) ++m;
-    const int64_t per_block = blockDim.x / LPR, first = static_cast<int64_t>(blockIdx.x - a.first_block[m]) * per_block;
-    const int64_t n = a.rows[m] - first < per_block ? a.rows[m] - first : per_block;
-    if (threadIdx.x == 0 && n > 0)
-        gpu::prefetch_l2(a.w[m] + first * a.row_stride[m], static_cast<size_t>(n) * a.row_stride[m]);
-    return first + threadIdx.x / LPR;
+    const int64_t block = static_cast<int64_t>(blockIdx.x - a.first_block[m]);
+    prefetch_block_rows<LPR>(a.w[m], a.row_stride[m], a.rows[m], block);
+    return block * (blockDim.x / LPR) + threadIdx.x / LPR;
 }
 
 template <int NT, int LPR>

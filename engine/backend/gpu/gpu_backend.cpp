@@ -309,9 +309,7 @@ void GpuBackend::do_matmul_many(const Tensor& x, std::span<const Product> produc
         if (kind == ManyKind::integer) std::tie(xq, fresh) = quantized_activations(xv);
         std::vector<uint64_t> key = launch_key("matvec_many", kind, xv, xq, fresh, count);
         for (int m = 0; m < count; ++m) {
-            key_words(key, rows[m].w);
-            key_words(key, rows[m].out);
-            key_words(key, rows[m].bias);
+            key_words(key, rows[m]);
             if (m > 0 && overlaps(rows[m].out, quantized_)) quantized_ = {};
         }
         record_product(rows[0].w, rows[0].out, std::move(key), [=](const gk::Launch& l, const std::byte*) {
@@ -361,11 +359,7 @@ void GpuBackend::do_moe_router(const MoeRouterArgs& a) {
     const gk::Rows id_rows{reinterpret_cast<float*>(tail.ids), a.ids.rows, a.ids.cols, tail.ids_stride};
     std::vector<uint64_t> key =
         launch_key("moe_router", xv, count, a.k, tail.ids, tail.ids_stride, tail.weights, tail.counter);
-    for (int m = 0; m < count; ++m) {
-        key_words(key, rows[m].w);
-        key_words(key, rows[m].out);
-        key_words(key, rows[m].bias);
-    }
+    for (int m = 0; m < count; ++m) key_words(key, rows[m]);
     record_writes(std::move(key),
                   [=](const gk::Launch& l, const std::byte*) { gk::matvec_float_many(l, rows, count, xv, &tail); },
                   {rows[0].out, rows[1].out, id_rows, tail.weights});

@@ -23,6 +23,11 @@ inline void key_words(std::vector<uint64_t>& k, const gpu_kernels::TypedRows& r)
     k.insert(k.end(), {r.type, reinterpret_cast<uintptr_t>(r.data), static_cast<uint64_t>(r.rows),
                        static_cast<uint64_t>(r.cols), r.row_stride});
 }
+inline void key_words(std::vector<uint64_t>& k, const gpu_kernels::ProductRows& p) {
+    key_words(k, p.w);
+    key_words(k, p.out);
+    k.push_back(reinterpret_cast<uintptr_t>(p.bias));
+}
 template <typename T>
 void key_words(std::vector<uint64_t>& k, T v) {
     if constexpr (std::is_pointer_v<T>)
